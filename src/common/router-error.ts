@@ -1,0 +1,42 @@
+import type { CallStatus } from './call-status';
+
+/**
+ * Every failure the router can name. Errors stay values with a code until the edge: `mcp/` alone
+ * turns them into JSON-RPC errors, HTTP statuses or call statuses.
+ */
+export type RouterErrorCode =
+  | 'invalid_call'
+  | 'unknown_tool'
+  | 'blocked'
+  | 'invalid_cursor'
+  | 'backend_unavailable'
+  | 'backend_timeout'
+  | 'backend_failed'
+  | 'response_too_large';
+
+/** A local failure with a closed code. Messages never contain argument values. */
+export class RouterError extends Error {
+  constructor(
+    readonly code: RouterErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RouterError';
+  }
+}
+
+/** The call status a failure answers with (DESIGN §5: every backend-side failure is `error`). */
+export function statusOf(code: RouterErrorCode): Exclude<CallStatus, 'ok'> {
+  switch (code) {
+    case 'invalid_call':
+    case 'unknown_tool':
+    case 'blocked':
+    case 'invalid_cursor':
+      return code;
+    case 'backend_unavailable':
+    case 'backend_timeout':
+    case 'backend_failed':
+    case 'response_too_large':
+      return 'error';
+  }
+}

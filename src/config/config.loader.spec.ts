@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError } from './config.errors';
+import { loadConfig } from './config.loader';
+
+function load(text: string, env: Record<string, string> = {}, path = '/etc/router/config.yaml') {
+  return loadConfig({ CENTRALMCP_ROUTER_CONFIG: path, ...env }, () => text);
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.problems;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+const minimal = `
+backends:
+  files:
+    transport: stdio
+    command: node
+    args: [server.js, ./data]
+  docs:
+    transport: http
+    url: https://docs.internal/mcp
+    headers: { Authorization: "Bearer \${DOCS_TOKEN}" }
+    required: false
+    timeoutMs: 5000
+    rateLimit: { ratePerSecond: 2, burst: 4 }
+policy:
+  readOnly: { allow: ["files:list_*"], deny: ["files:read_secret*"] }
+`;
+
+test('a valid file with defaults and expanded secrets', () => {
+  const config = load(minimal, { DOCS_TOKEN: 't0k' });
+  assert.equal(config.http.host, '127.0.0.1');
+  assert.equal(config.http.port, 8010);
+  assert.equal(config.budgets.responseMaxBytes, 200_000);
+  assert.equal(config.cursor.ttlSeconds, 900);
+  assert.equal(config.cursor.secret.length, 32);
+  const [files, docs] = config.backends;
+  assert.deepEqual(files, {
+    name: 'files', transport: 'stdio', command: 'node', args: ['server.js', './data'], env: {}, inheritedEnv: {}, cwd: '/etc/router',
+    required: true, timeoutMs: 30_000, rateLimit: undefined,
+  });
+  assert.deepEqual(docs, {
+    name: 'docs', transport: 'http', url: 'https://docs.internal/mcp', headers: { Authorization: 'Bearer t0k' },
+    required: false, timeoutMs: 5000, rateLimit: { ratePerSecond: 2, burst: 4, maxWaitMs: 10_000 },
+  });
+  assert.deepEqual(config.policy.readOnly, { allow: ['files:list_*'], deny: ['files:read_secret*'] });
+});
+
+test('JSON config files are read too', () => {
+  const config = load(JSON.stringify({ backends: { a: { transport: 'sse', url: 'http://127.0.0.1:9/sse' } } }), {}, '/x/c.json');
+  assert.equal(config.backends[0].transport, 'sse');
+});
+
+test('every problem names its field', () => {
+  const problems = problemsOf(() =>
+    load(`
+backends:
+  Bad_Name: { transport: stdio, command: node }
+  files: { transport: stdio, command: 42, timeoutMs: 5 }
+  web: { transport: http, url: "not a url", color: blue }
+  docs: { transport: http, url: "https://x/\${MISSING_TOKEN}" }
+rateLimit: { ratePerSecond: 0, burst: 1 }
+extra: true
+`),
+  );
+  const text = problems.join('\n');
+  for (const field of [
+    'backends.Bad_Name',
+    'backends.files.command',
+    'backends.files.timeoutMs',
+    'backends.web.url',
+    'backends.web.color',
+    'backends.docs.url: environment variable MISSING_TOKEN',
+    'rateLimit.ratePerSecond',
+    'extra',
+  ]) {
+    assert.ok(text.includes(field), `${field} in:\n${text}`);
+  }
+});
+
+test('out-of-range environment values are errors, not silent defaults', () => {
+  const problems = problemsOf(() =>
+    load(minimal, {
+      DOCS_TOKEN: 'x',
+      CENTRALMCP_ROUTER_RESPONSE_MAX_BYTES: '100',
+      CENTRALMCP_ROUTER_BATCH_RESPONSE_MAX_BYTES: '1000',
+      CENTRALMCP_ROUTER_CURSOR_TTL_SECONDS: '5',
+      CENTRALMCP_ROUTER_PORT: 'eighty',
+      CENTRALMCP_ROUTER_LOG_LEVEL: 'loud',
+    }),
+  );
+  assert.equal(problems.length, 5, problems.join('\n'));
+});
+
+test('an unreadable or unparsable file is a config error', () => {
+  assert.throws(() => loadConfig({ CENTRALMCP_ROUTER_CONFIG: '/nope.yaml' }, () => { throw Object.assign(new Error('x'), { code: 'ENOENT' }); }), /ENOENT/);
+  assert.match(problemsOf(() => load('backends: [unclosed'))[0], /not valid YAML/);
+  assert.match(problemsOf(() => load('backends: {}'))[0], /at least one backend/);
+});

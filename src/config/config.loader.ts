@@ -1,0 +1,179 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from './config.errors';
+import {
+  FileConfigDto,
+  HttpBackendDto,
+  StdioBackendDto,
+  type BackendDto,
+  type RateLimitDto,
+} from './config.schema';
+import type { BackendConfig, RateLimitSettings, RouterConfig } from './config.types';
+import { readEnvSettings } from './domain/env-settings';
+import { expandEnv } from './domain/expand-env';
+
+/** The demo config shipped in the repository: `npm start` serves it with no set-up. */
+export const DEMO_CONFIG_PATH = resolve(__dirname, '../../../config/demo.yaml');
+
+const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_WAIT_MS = 10_000;
+/** The router's variables a stdio child inherits (DESIGN §3); everything else must be configured. */
+const INHERITED_VARIABLES = ['PATH', 'HOME'] as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Builds the validated config from the environment and the config file it names. Collects every
+ * problem before failing, so one boot names them all; throws ConfigError.
+ */
+export function loadConfig(env: Env, readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): RouterConfig {
+  const problems: string[] = [];
+  const settings = readEnvSettings(env, problems);
+  const path = resolve(settings.configPath ?? DEMO_CONFIG_PATH);
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (err) {
+    throw new ConfigError([`CENTRALMCP_ROUTER_CONFIG: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`]);
+  }
+  const file = parseDocument(text, path, problems);
+  const { value, missing } = expandEnv(file, env);
+  for (const m of missing) problems.push(`${m.path}: environment variable ${m.variable} is not set`);
+  const inheritedEnv = Object.fromEntries(
+    INHERITED_VARIABLES.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key] as string]])),
+  );
+  const config = buildConfig(value, dirname(path), inheritedEnv, problems);
+  if (problems.length > 0 || !config) throw new ConfigError(problems);
+  return {
+    http: {
+      host: settings.host,
+      port: settings.port,
+      bodyLimitBytes: settings.bodyLimitBytes,
+      allowedHosts: settings.allowedHosts,
+      allowedOrigins: settings.allowedOrigins,
+    },
+    budgets: {
+      responseMaxBytes: settings.responseMaxBytes,
+      responseMaxItems: settings.responseMaxItems,
+      batchResponseMaxBytes: settings.batchResponseMaxBytes,
+    },
+    // Without a configured secret each process signs with its own random key: cursors then work
+    // only on the replica that issued them and die with it (DESIGN §3).
+    cursor: {
+      ttlSeconds: settings.cursorTtlSeconds,
+      secret: settings.cursorSecret ? Buffer.from(settings.cursorSecret, 'utf8') : randomBytes(32),
+    },
+    logLevel: settings.logLevel,
+    ...config,
+  };
+}
+
+function parseDocument(text: string, path: string, problems: string[]): unknown {
+  try {
+    return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    problems.push(`${path}: not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit'>;
+
+function buildConfig(
+  raw: unknown,
+  configDir: string,
+  inheritedEnv: Record<string, string>,
+  problems: string[],
+): FileParts | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push('config: the document must be a mapping with a `backends` field');
+    return undefined;
+  }
+  const file = plainToInstance(FileConfigDto, raw);
+  problems.push(...describe(validateSync(file, { whitelist: true, forbidNonWhitelisted: true }), ''));
+  if (typeof file.backends !== 'object' || file.backends === null || Array.isArray(file.backends)) return undefined;
+  const names = Object.keys(file.backends);
+  if (names.length === 0) problems.push('backends: at least one backend is required');
+  const backends: BackendConfig[] = [];
+  for (const name of names) {
+    const backend = buildBackend(name, file.backends[name], configDir, inheritedEnv, problems);
+    if (backend) backends.push(backend);
+  }
+  return {
+    backends,
+    policy: { readOnly: { allow: file.policy?.readOnly?.allow ?? [], deny: file.policy?.readOnly?.deny ?? [] } },
+    rateLimit: rateLimitOf(file.rateLimit),
+  };
+}
+
+function buildBackend(
+  name: string,
+  raw: unknown,
+  configDir: string,
+  inheritedEnv: Record<string, string>,
+  problems: string[],
+): BackendConfig | undefined {
+  const at = `backends.${name}`;
+  if (!BACKEND_NAME.test(name)) problems.push(`${at}: backend names must match [a-z][a-z0-9-]{0,62}`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(`${at}: must be a mapping`);
+    return undefined;
+  }
+  const transport = (raw as { transport?: unknown }).transport;
+  const dto: BackendDto =
+    transport === 'stdio' ? plainToInstance(StdioBackendDto, raw as object) : plainToInstance(HttpBackendDto, raw as object);
+  const found = describe(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
+  problems.push(...found);
+  if (found.length > 0) return undefined;
+  const common = {
+    name,
+    required: dto.required ?? true,
+    timeoutMs: dto.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    rateLimit: rateLimitOf(dto.rateLimit),
+  };
+  if (dto instanceof StdioBackendDto) {
+    const env = stringMap(dto.env, `${at}.env`, problems);
+    // Relative paths in a backend's command line are relative to the config file, as an operator
+    // writing the file would read them.
+    return {
+      ...common,
+      transport: 'stdio',
+      command: dto.command,
+      args: dto.args ?? [],
+      env,
+      inheritedEnv,
+      cwd: resolve(configDir, dto.cwd ?? '.'),
+    };
+  }
+  const http = dto as HttpBackendDto;
+  return { ...common, transport: http.transport as 'http' | 'sse', url: http.url, headers: stringMap(http.headers, `${at}.headers`, problems) };
+}
+
+function stringMap(map: Record<string, unknown> | undefined, at: string, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(map ?? {})) {
+    if (typeof value === 'string') out[key] = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = String(value);
+    else problems.push(`${at}.${key}: must be a string`);
+  }
+  return out;
+}
+
+function rateLimitOf(dto: RateLimitDto | undefined): RateLimitSettings | undefined {
+  if (!dto) return undefined;
+  return { ratePerSecond: dto.ratePerSecond, burst: dto.burst, maxWaitMs: dto.maxWaitMs ?? DEFAULT_MAX_WAIT_MS };
+}
+
+/** Flattens class-validator's tree into `field.path: constraint message` lines. */
+function describe(errors: ValidationError[], prefix: string): string[] {
+  return errors.flatMap((e) => {
+    const path = `${prefix}${e.property}`;
+    const own = Object.values(e.constraints ?? {}).map((message) => `${path}: ${message}`);
+    return [...own, ...describe(e.children ?? [], `${path}.`)];
+  });
+}

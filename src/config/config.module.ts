@@ -1,0 +1,39 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { loadConfig } from './config.loader';
+import {
+  BACKENDS_CONFIG,
+  BUDGET_CONFIG,
+  CURSOR_CONFIG,
+  HTTP_CONFIG,
+  POLICY_CONFIG,
+  ROUTER_CONFIG,
+} from './config.tokens';
+import type { RouterConfig } from './config.types';
+
+/**
+ * Reads the environment and the config file. The only place in the code base that reads
+ * `process.env`; everything else receives typed slices by token.
+ */
+export function loadConfigFromEnvironment(): RouterConfig {
+  return loadConfig(process.env);
+}
+
+/** Provides the validated config and its slices. Global: every module reads config, none owns it. */
+@Global()
+@Module({})
+export class ConfigModule {
+  static forRoot(config: RouterConfig): DynamicModule {
+    const slices = [
+      { provide: HTTP_CONFIG, useValue: config.http },
+      { provide: BUDGET_CONFIG, useValue: config.budgets },
+      { provide: CURSOR_CONFIG, useValue: config.cursor },
+      { provide: BACKENDS_CONFIG, useValue: config.backends },
+      { provide: POLICY_CONFIG, useValue: config.policy },
+    ];
+    return {
+      module: ConfigModule,
+      providers: [{ provide: ROUTER_CONFIG, useValue: config }, ...slices],
+      exports: [ROUTER_CONFIG, ...slices.map((s) => s.provide)],
+    };
+  }
+}

@@ -1,0 +1,7 @@
+/** The whole validated config; modules inject the slice they need instead. */
+export const ROUTER_CONFIG = Symbol('centralmcp-router:config');
+export const HTTP_CONFIG = Symbol('centralmcp-router:config:http');
+export const BUDGET_CONFIG = Symbol('centralmcp-router:config:budgets');
+export const CURSOR_CONFIG = Symbol('centralmcp-router:config:cursor');
+export const BACKENDS_CONFIG = Symbol('centralmcp-router:config:backends');
+export const POLICY_CONFIG = Symbol('centralmcp-router:config:policy');

@@ -1,0 +1,64 @@
+import type { LogLevel } from '../config.types';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const PREFIX = 'CENTRALMCP_ROUTER_';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
+
+/** Settings that come from the environment rather than the file (DESIGN §3 table). */
+export interface EnvSettings {
+  configPath?: string;
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  responseMaxBytes: number;
+  responseMaxItems: number;
+  batchResponseMaxBytes: number;
+  cursorTtlSeconds: number;
+  cursorSecret?: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  logLevel: LogLevel;
+}
+
+/**
+ * Reads every `CENTRALMCP_ROUTER_*` variable. Out-of-range or malformed values are problems, never a
+ * silent default, so a typo in a Deployment cannot quietly change a budget.
+ */
+export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[PREFIX + name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const n = Number(raw.trim());
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${PREFIX}${name}: must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return n;
+  };
+  const list = (name: string): string[] =>
+    (env[PREFIX + name] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  const logLevel = (env[PREFIX + 'LOG_LEVEL'] ?? 'info').trim() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`${PREFIX}LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  const cursorSecret = env[PREFIX + 'CURSOR_SECRET'];
+  if (cursorSecret !== undefined && cursorSecret.length < 16) {
+    problems.push(`${PREFIX}CURSOR_SECRET: must be at least 16 characters`);
+  }
+  return {
+    configPath: env[PREFIX + 'CONFIG']?.trim() || undefined,
+    host: env[PREFIX + 'HOST']?.trim() || '127.0.0.1',
+    port: int('PORT', 8010, 0, 65535),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, 65_536, 64 * 1024 * 1024),
+    responseMaxBytes: int('RESPONSE_MAX_BYTES', 200_000, 4096, 8 * 1024 * 1024),
+    responseMaxItems: int('RESPONSE_MAX_ITEMS', 200, 1, 100_000),
+    batchResponseMaxBytes: int('BATCH_RESPONSE_MAX_BYTES', 300_000, 65_536, 8 * 1024 * 1024),
+    cursorTtlSeconds: int('CURSOR_TTL_SECONDS', 900, 30, 3600),
+    cursorSecret,
+    allowedHosts: list('ALLOWED_HOSTS'),
+    allowedOrigins: list('ALLOWED_ORIGINS'),
+    logLevel: LOG_LEVELS.includes(logLevel) ? logLevel : 'info',
+  };
+}
