@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { CatalogTool } from '../registry.types';
+import { buildToolIndex, searchTools, tokenize } from './ranking';
+
+function tool(backend: string, name: string, description: string, properties: Record<string, unknown> = {}): CatalogTool {
+  return { backend, name, description, inputSchema: { type: 'object', properties } };
+}
+
+const path = { type: 'string', description: 'Path of the file' };
+
+const catalog: CatalogTool[] = [
+  tool('files', 'read_text_file', 'Read the complete contents of a file as text, or only its first lines.', {
+    path,
+    head: { type: 'number' },
+  }),
+  tool('files', 'list_directory', 'Get a detailed listing of all files and directories in a specified path.', { path }),
+  tool('files', 'search_files', 'Recursively search for files matching a glob pattern.', { path, pattern: { type: 'string' } }),
+  tool('files', 'write_file', 'Create a new file or overwrite an existing one.', { path, content: { type: 'string' } }),
+  tool('memory', 'search_nodes', 'Search for nodes in the knowledge graph based on a query.', { query: { type: 'string' } }),
+  tool('memory', 'delete_entities', 'Delete multiple entities from the knowledge graph.', {
+    entityNames: { type: 'array', items: { type: 'string' }, description: 'An array of entity names to delete' },
+  }),
+  tool('memory', 'create_relations', 'Create relations between entities.', {
+    relations: {
+      type: 'array',
+      items: { type: 'object', properties: { relationType: { type: 'string', description: 'The type of the relation' } } },
+    },
+  }),
+  tool('everything', 'get-sum', 'Returns the sum of two numbers', { a: { type: 'number' }, b: { type: 'number' } }),
+  tool('everything', 'get-resource-links', 'Returns up to ten resource links'),
+  tool('everything', 'echo', 'Echoes back the input string', { message: { type: 'string' } }),
+];
+const index = buildToolIndex(catalog);
+
+const names = (query: string, topK = 5, backend?: string): string[] =>
+  searchTools(index, query, { topK, backend }).map((h) => `${h.tool.backend}:${h.tool.name}`);
+
+test('tokenize splits snake, kebab, camel, dotted and digit boundaries and keeps compounds whole', () => {
+  assert.deepEqual(tokenize('read_text_file'), ['read', 'text', 'file', 'read_text_file']);
+  assert.deepEqual(tokenize('get-tiny-image'), ['get', 'tiny', 'image', 'get-tiny-image']);
+  assert.deepEqual(tokenize('getTinyImage'), ['get', 'tiny', 'image', 'gettinyimage']);
+  assert.deepEqual(tokenize('XMLParser'), ['xml', 'parser', 'xmlparser']);
+  assert.deepEqual(tokenize('config.yaml'), ['config', 'yaml', 'config.yaml']);
+  assert.deepEqual(tokenize('base64 sha256sum'), ['base', '64', 'base64', 'sha', '256', 'sum', 'sha256sum']);
+  assert.deepEqual(tokenize("Show me what's in it, (please)!"), ['show', 'me', 'what', 'in', 'it', 'please']);
+  assert.deepEqual(tokenize('  \n\t '), []);
+});
+
+test('a tool named by the query ranks first, and its exact name ranks it first', () => {
+  assert.equal(names('read a text file')[0], 'files:read_text_file');
+  assert.equal(names('search_nodes')[0], 'memory:search_nodes');
+  assert.equal(names('get-sum')[0], 'everything:get-sum');
+});
+
+test('parameter names and nested parameter descriptions are searched', () => {
+  assert.equal(names('glob pattern')[0], 'files:search_files');
+  assert.equal(names('relationType')[0], 'memory:create_relations');
+});
+
+test('plurals and synonyms fold to the words of the catalog', () => {
+  assert.equal(names('what is in this folder')[0], 'files:list_directory');
+  assert.equal(names('show folders')[0], 'files:list_directory');
+  assert.equal(names('remove entities')[0], 'memory:delete_entities');
+  assert.equal(names('relationship between entities')[0], 'memory:create_relations');
+});
+
+test('misspelt words are corrected, but correctly spelt words are not fuzzily widened', () => {
+  assert.equal(names('serch nodes')[0], 'memory:search_nodes');
+  assert.equal(names('delet entites')[0], 'memory:delete_entities');
+  // "lines" is a catalog word, so it must not also match its neighbour "links".
+  assert.deepEqual(names('lines'), ['files:read_text_file']);
+});
+
+test('scores are rounded to 4 decimals and ties break by backend, then name', () => {
+  const twins = buildToolIndex([
+    tool('zeta', 'fetch_page', 'Fetch a web page'),
+    tool('alpha', 'fetch_page', 'Fetch a web page'),
+    tool('alpha', 'fetch_other', 'Fetch a web page'),
+  ]);
+  const hits = searchTools(twins, 'fetch web page', { topK: 5 });
+  for (const hit of hits) assert.equal(hit.score, Math.round(hit.score * 1e4) / 1e4);
+  assert.deepEqual(
+    hits.filter((h) => h.tool.name === 'fetch_page').map((h) => h.tool.backend),
+    ['alpha', 'zeta'],
+  );
+  assert.equal(hits[0].score, hits[1].score);
+});
+
+test('a name repeated across backends is two documents, and the backend filter picks one', () => {
+  const shared = buildToolIndex([tool('a', 'status', 'Report status'), tool('b', 'status', 'Report status')]);
+  assert.deepEqual(
+    searchTools(shared, 'status', { topK: 5 }).map((h) => h.tool.backend),
+    ['a', 'b'],
+  );
+  assert.deepEqual(
+    searchTools(shared, 'status', { topK: 5, backend: 'b' }).map((h) => h.tool.backend),
+    ['b'],
+  );
+  assert.deepEqual(names('search', 5, 'memory'), ['memory:search_nodes']);
+  assert.deepEqual(searchTools(shared, 'status', { topK: 5, backend: 'nope' }), []);
+});
+
+test('a (backend, name) listed twice is indexed once, the first entry winning', () => {
+  const dup = buildToolIndex([tool('a', 'x_tool', 'First copy'), tool('a', 'x_tool', 'Second copy')]);
+  const hits = searchTools(dup, 'copy', { topK: 5 });
+  assert.equal(hits.length, 1);
+  assert.equal(hits[0].tool.description, 'First copy');
+});
+
+test('an empty, blank or stop-word-only query browses the catalog by backend and name', () => {
+  const expected = ['everything:echo', 'everything:get-resource-links', 'everything:get-sum'];
+  for (const query of ['', '   \n', 'the of and', 'please, what is it?']) {
+    const hits = searchTools(index, query, { topK: 3 });
+    assert.deepEqual(hits.map((h) => `${h.tool.backend}:${h.tool.name}`), expected, `query ${JSON.stringify(query)}`);
+    assert.ok(hits.every((h) => h.score === 0));
+  }
+  assert.deepEqual(names('', 2, 'memory'), ['memory:create_relations', 'memory:delete_entities']);
+});
+
+test('topK bounds the hits; nonsense topK and queries never throw', () => {
+  assert.equal(searchTools(index, 'file', { topK: 2 }).length, 2);
+  assert.ok(searchTools(index, 'file', { topK: 100 }).length <= catalog.length);
+  assert.deepEqual(searchTools(index, 'file', { topK: 0 }), []);
+  assert.deepEqual(searchTools(index, 'file', { topK: Number.NaN }), []);
+  assert.equal(searchTools(index, 'file', { topK: 2.9 }).length, 2);
+  assert.deepEqual(searchTools(index, 'qqqqzzzz xyzzy', { topK: 5 }), []);
+  assert.ok(searchTools(index, 'file '.repeat(50_000), { topK: 5 }).length > 0);
+  assert.doesNotThrow(() => searchTools(index, '\u0000 ☃ 文件 😀 __ -- ..', { topK: 5 }));
+  assert.deepEqual(searchTools(buildToolIndex([]), 'anything', { topK: 5 }), []);
+  assert.deepEqual(searchTools(buildToolIndex([]), '', { topK: 5 }), []);
+});
+
+test('odd input schemas are indexed without throwing', () => {
+  const odd = buildToolIndex([
+    { backend: 'x', name: 'a', description: '', inputSchema: {} },
+    { backend: 'x', name: 'b', description: '', inputSchema: { properties: 'nope', items: [null, 3] } },
+    { backend: 'x', name: 'c', description: '', inputSchema: { properties: { p: null, q: { description: 7 } } } },
+  ]);
+  assert.deepEqual(searchTools(odd, 'q', { topK: 5 }).map((h) => h.tool.name), ['c']);
+});
+
+test('a known tool ranks first among 10,000 synthetic tools', () => {
+  const verbs = ['get', 'list', 'create', 'update', 'delete', 'search', 'read', 'write', 'sync', 'export'];
+  const nouns = ['user', 'order', 'invoice', 'ticket', 'file', 'page', 'report', 'metric', 'alert', 'deploy'];
+  const tools: CatalogTool[] = [];
+  for (let i = 0; tools.length < 9_999; i += 1) {
+    const verb = verbs[i % verbs.length];
+    const noun = nouns[Math.floor(i / verbs.length) % nouns.length];
+    tools.push(
+      tool(`backend-${i % 50}`, `${verb}_${noun}_${i}`, `${verb} a ${noun} record number ${i} in the system`, {
+        id: { type: 'string', description: `Identifier of the ${noun}` },
+      }),
+    );
+  }
+  tools.push(tool('billing', 'refund_invoice', 'Refund a paid invoice to the customer card', { invoiceId: { type: 'string' } }));
+  const big = buildToolIndex(tools);
+  assert.deepEqual(
+    searchTools(big, 'refund an invoice', { topK: 3 }).map((h) => `${h.tool.backend}:${h.tool.name}`)[0],
+    'billing:refund_invoice',
+  );
+  assert.equal(searchTools(big, 'refnd invoice', { topK: 3 })[0].tool.name, 'refund_invoice');
+  assert.equal(searchTools(big, 'get_user_0', { topK: 3 })[0].tool.name, 'get_user_0');
+});

@@ -1,0 +1,38 @@
+import type { CatalogTool } from '../registry.types';
+
+/** The outcome of resolving a caller's tool name against the catalog (DESIGN §4). */
+export type Resolution =
+  | { kind: 'found'; tool: CatalogTool }
+  | { kind: 'unknown' }
+  | { kind: 'ambiguous'; servers: string[] };
+
+/**
+ * Exact resolution: no case folding, trimming or aliasing, because a model that guesses a name
+ * must be told so rather than silently routed somewhere (DESIGN §4).
+ * `byName` maps a tool name to every catalog entry of that name, one per backend.
+ */
+export function resolveTool(
+  byName: ReadonlyMap<string, readonly CatalogTool[]>,
+  name: string,
+  server: string | undefined,
+): Resolution {
+  const candidates = byName.get(name) ?? [];
+  if (server !== undefined) {
+    const tool = candidates.find((c) => c.backend === server);
+    return tool ? { kind: 'found', tool } : { kind: 'unknown' };
+  }
+  if (candidates.length === 1) return { kind: 'found', tool: candidates[0] };
+  if (candidates.length === 0) return { kind: 'unknown' };
+  return { kind: 'ambiguous', servers: candidates.map((c) => c.backend).sort() };
+}
+
+/** Groups a catalog by tool name. */
+export function indexByName(tools: readonly CatalogTool[]): Map<string, CatalogTool[]> {
+  const byName = new Map<string, CatalogTool[]>();
+  for (const tool of tools) {
+    const list = byName.get(tool.name);
+    if (list) list.push(tool);
+    else byName.set(tool.name, [tool]);
+  }
+  return byName;
+}

@@ -1,0 +1,55 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { buildToolIndex, searchTools, type ToolIndex } from './domain/ranking';
+import { indexByName, resolveTool, type Resolution } from './domain/resolve';
+import type { CatalogTool } from './registry.types';
+
+/** One immutable view of the whole catalog; replaced, never mutated, so readers see one version. */
+interface CatalogSnapshot {
+  readonly byBackend: ReadonlyMap<string, readonly CatalogTool[]>;
+  readonly byName: ReadonlyMap<string, readonly CatalogTool[]>;
+  readonly index: ToolIndex;
+}
+
+/**
+ * The catalog of every backend's tools. Backends push what they discover (so the registry never
+ * depends on backends); a refresh swaps the snapshot atomically.
+ */
+@Injectable()
+export class RegistryService {
+  private readonly logger = new Logger(RegistryService.name);
+  private snapshot: CatalogSnapshot = buildSnapshot(new Map());
+
+  /**
+   * Replaces one backend's tools. A backend that goes down keeps its last known tools (DESIGN §4),
+   * so callers only ever replace, never clear, on disconnect.
+   */
+  replaceTools(backend: string, tools: readonly CatalogTool[]): void {
+    const byBackend = new Map(this.snapshot.byBackend);
+    byBackend.set(backend, tools);
+    this.snapshot = buildSnapshot(byBackend);
+    this.logger.log({ msg: 'catalog updated', backend, tools: tools.length });
+  }
+
+  /** True once the backend has delivered a catalog at least once. */
+  hasCatalog(backend: string): boolean {
+    return this.snapshot.byBackend.has(backend);
+  }
+
+  /** Number of tools per backend. */
+  sizes(): Map<string, number> {
+    return new Map([...this.snapshot.byBackend].map(([b, tools]) => [b, tools.length]));
+  }
+
+  resolve(name: string, server?: string): Resolution {
+    return resolveTool(this.snapshot.byName, name, server);
+  }
+
+  search(query: string, topK: number, backend?: string): { tool: CatalogTool; score: number }[] {
+    return searchTools(this.snapshot.index, query, { topK, backend });
+  }
+}
+
+function buildSnapshot(byBackend: Map<string, readonly CatalogTool[]>): CatalogSnapshot {
+  const all = [...byBackend.values()].flat();
+  return { byBackend, byName: indexByName(all), index: buildToolIndex(all) };
+}
