@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * JSON text with every object's keys sorted (arrays keep their order), so that two values that
+ * differ only in key order serialize identically. Follows `JSON.stringify` otherwise: `toJSON` is
+ * honoured, `undefined`/functions/symbols are skipped in objects and become `null` in arrays,
+ * non-finite numbers become `null`. A top-level value that JSON cannot represent yields `'null'`.
+ *
+ * @throws TypeError on a circular structure or a BigInt, as `JSON.stringify` does.
+ */
+export function canonicalJson(value: unknown): string {
+  return write(value, '', new Set()) ?? 'null';
+}
+
+/**
+ * The arguments as the cursor binding sees them: top-level keys whose value is `null` or
+ * `undefined` are dropped (DESIGN §6: "top-level nulls do not matter", since many clients send an
+ * omitted optional argument as `null`). Nested nulls are data and are kept. Returns a new object.
+ */
+export function canonicalArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(args)) {
+    const value = args[key];
+    if (value === null || value === undefined) continue;
+    // defineProperty, not assignment: a `__proto__` key from JSON.parse must stay plain data.
+    Object.defineProperty(kept, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return kept;
+}
+
+/**
+ * Base64url (unpadded) SHA-256 of the canonical arguments: what a cursor stores instead of the
+ * argument values themselves (DESIGN §6: a cursor holds no argument values).
+ */
+export function argumentsDigest(args: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(canonicalArguments(args)), 'utf8').digest('base64url');
+}
+
+function write(input: unknown, key: string, ancestors: Set<object>): string | undefined {
+  let value = input;
+  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') value = (toJSON as (k: string) => unknown).call(value, key);
+  }
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    case 'object':
+      break;
+    default:
+      // string, number, boolean, bigint: JSON.stringify has the exact escaping and number rules.
+      return JSON.stringify(value);
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    return JSON.stringify(value);
+  }
+  if (ancestors.has(value)) throw new TypeError('canonicalJson: circular structure');
+  ancestors.add(value);
+  let text: string;
+  if (Array.isArray(value)) {
+    text = `[${value.map((item, i) => write(item, String(i), ancestors) ?? 'null').join(',')}]`;
+  } else {
+    const record = value as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const k of Object.keys(record).sort()) {
+      const member = write(record[k], k, ancestors);
+      if (member !== undefined) parts.push(`${JSON.stringify(k)}:${member}`);
+    }
+    text = `{${parts.join(',')}}`;
+  }
+  ancestors.delete(value);
+  return text;
+}

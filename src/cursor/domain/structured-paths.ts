@@ -1,0 +1,177 @@
+import { Buffer } from 'node:buffer';
+import { jsonBytes, minJsonBytes } from './page-search';
+
+// Finding, reading and replacing the parts of structuredContent that boundResult (./bounding)
+// pages: arrays and long strings, each named by its path of object keys from the root.
+
+/** A path of object keys (numbers are array indexes) from the structuredContent root. */
+export type StructuredPath = readonly (string | number)[];
+
+// MCP backends name their own pagination token in one of these ways (DESIGN §6).
+export const BACKEND_CURSOR_FIELDS: readonly string[] = ['nextCursor', 'next_cursor', 'cursor', 'next'];
+
+// Paths travel inside a cursor of at most 4 KiB (base64 of UTF-8), so arrays and strings nested
+// deeper or under long keys are not paged by piece; the JSON fallback still reaches them.
+export const MAX_PATH_DEPTH = 16;
+export const MAX_PATH_BYTES = 1024;
+
+export interface FoundArray {
+  path: string[];
+  array: unknown[];
+}
+
+export interface FoundString {
+  path: string[];
+  text: string;
+}
+
+/**
+ * True for a path a cursor may carry: 1 to {@link MAX_PATH_DEPTH} steps, each a key or an index,
+ * at most {@link MAX_PATH_BYTES} bytes as JSON in UTF-8.
+ */
+export function isCursorPath(v: unknown): v is (string | number)[] {
+  return (
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.length <= MAX_PATH_DEPTH &&
+    v.every((step) => typeof step === 'string' || (typeof step === 'number' && Number.isSafeInteger(step) && step >= 0)) &&
+    pathBytes(v) <= MAX_PATH_BYTES
+  );
+}
+
+/**
+ * The non-empty arrays and strings reachable through objects only (what sits inside an array is
+ * reached by paging that array, or by the JSON fallback). A top-level backend pagination token is
+ * never a string to cut: it must reach the client whole.
+ */
+export function findCuttable(root: Record<string, unknown>): { arrays: FoundArray[]; strings: FoundString[] } {
+  const arrays: FoundArray[] = [];
+  const strings: FoundString[] = [];
+  const walk = (node: Record<string, unknown>, path: string[]): void => {
+    for (const key of Object.keys(node)) {
+      const value = node[key];
+      const at = [...path, key];
+      if (at.length > MAX_PATH_DEPTH || pathBytes(at) > MAX_PATH_BYTES) continue;
+      if (Array.isArray(value)) {
+        if (value.length > 0) arrays.push({ path: at, array: value });
+      } else if (typeof value === 'string') {
+        if (value.length > 0 && !(path.length === 0 && BACKEND_CURSOR_FIELDS.includes(key))) strings.push({ path: at, text: value });
+      } else if (isRecord(value)) {
+        walk(value, at);
+      }
+    }
+  };
+  walk(root, []);
+  return { arrays, strings };
+}
+
+/** The array to page: over the item limit only the one that breaks it can fix it; else the biggest. */
+export function pickArray(arrays: FoundArray[], maxItems: number): FoundArray {
+  const over = arrays.filter((a) => a.array.length > maxItems);
+  return largest(over.length > 0 ? over : arrays, (a) => a.array);
+}
+
+/** The string to page: the one with the largest JSON-escaped size. */
+export function pickString(strings: FoundString[]): FoundString {
+  return largest(strings, (s) => s.text);
+}
+
+/** True when `a` serializes larger than `b`: costs O(size of `b`), however large `a` is. */
+export function serializesLarger(a: unknown, b: unknown): boolean {
+  const size = jsonBytes(b);
+  return minJsonBytes(a, size) > size || jsonBytes(a) > size;
+}
+
+function largest<T>(pool: T[], value: (t: T) => unknown): T {
+  let best = pool[0];
+  if (pool.length === 1) return best;
+  let bestSize = -1;
+  for (const candidate of pool) {
+    const size = jsonBytes(value(candidate));
+    if (size > bestSize) {
+      best = candidate;
+      bestSize = size;
+    }
+  }
+  return best;
+}
+
+export function arrayAt(root: Record<string, unknown>, path: StructuredPath): unknown[] | undefined {
+  const node = valueAt(root, path);
+  return Array.isArray(node) ? node : undefined;
+}
+
+export function stringAt(root: Record<string, unknown>, path: StructuredPath): string | undefined {
+  const node = valueAt(root, path);
+  return typeof node === 'string' ? node : undefined;
+}
+
+function valueAt(root: Record<string, unknown>, path: StructuredPath): unknown {
+  let node: unknown = root;
+  for (const step of path) {
+    if (typeof step !== 'string' || !isRecord(node) || !Object.hasOwn(node, step)) return undefined;
+    node = node[step];
+  }
+  return node;
+}
+
+/** A copy of `node` with the value at `path` (which {@link valueAt} resolved) replaced. */
+export function replaceAt(node: Record<string, unknown>, path: StructuredPath, depth: number, value: unknown): Record<string, unknown> {
+  const key = String(path[depth]);
+  const child = depth === path.length - 1 ? value : replaceAt(node[key] as Record<string, unknown>, path, depth + 1, value);
+  const copy = { ...node };
+  // defineProperty keeps the key's place and treats a `__proto__` key as plain data.
+  Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
+
+/**
+ * Code unit offset in JSON.stringify(root) where element `index` of the array at `path` begins,
+ * so the JSON fallback resumes exactly where the element pages stopped (no overlap, no gap).
+ */
+export function elementOffset(root: Record<string, unknown>, path: StructuredPath, index: number): number {
+  const array = valueAt(root, path) as unknown[];
+  let offset = valueOffset(root, path) + 1;
+  for (let i = 0; i < index; i++) offset += (JSON.stringify(array[i]) ?? 'null').length + 1;
+  return offset;
+}
+
+/**
+ * Code unit offset in JSON.stringify(root) where code unit `offset` of the string at `path` begins.
+ * JSON escapes code unit by code unit, surrogate pairs aside, and `offset` never splits a pair, so
+ * the escaped prefix is exactly the prefix of the escaped string.
+ */
+export function stringOffset(root: Record<string, unknown>, path: StructuredPath, offset: number): number {
+  const text = valueAt(root, path) as string;
+  return valueOffset(root, path) + JSON.stringify(text.slice(0, offset)).length - 1;
+}
+
+/** Code unit offset in JSON.stringify(root) where the value at `path` begins. */
+function valueOffset(root: Record<string, unknown>, path: StructuredPath): number {
+  let offset = 0;
+  let node: Record<string, unknown> = root;
+  for (const step of path) {
+    const key = String(step);
+    offset += 1;
+    for (const k of Object.keys(node)) {
+      if (k === key) break;
+      const member = JSON.stringify(node[k]);
+      if (member !== undefined) offset += JSON.stringify(k).length + 1 + member.length + 1;
+    }
+    offset += JSON.stringify(key).length + 1;
+    node = node[key] as Record<string, unknown>;
+  }
+  return offset;
+}
+
+function pathBytes(path: StructuredPath): number {
+  return Buffer.byteLength(JSON.stringify(path), 'utf8');
+}
+
+export function samePath(a: StructuredPath, b: StructuredPath): boolean {
+  return a.length === b.length && a.every((step, i) => step === b[i]);
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
