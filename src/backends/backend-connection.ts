@@ -1,0 +1,311 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Logger } from '@nestjs/common';
+import { RouterError } from '../common/router-error';
+import type { BackendConfig } from '../config/config.types';
+import type { RegistryService } from '../registry/registry.service';
+import { classifyTransportError, describeFailure, toRouterError } from './backend-errors';
+import { createTransport } from './backend-transports';
+import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
+import { CoalescingRunner } from './coalescing-runner';
+import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
+import { toCatalogTools } from './domain/catalog';
+import { StdioProcessTransport } from './stdio-process.transport';
+
+/** How the router introduces itself to backends in `initialize`. */
+const CLIENT_INFO = { name: 'centralmcp-router', version: '0.1.0' };
+/** A backend that pages forever is broken; this many pages is far beyond any real catalog. */
+const MAX_TOOL_PAGES = 100;
+/** Bound of the liveness ping sent when an HTTP response stream breaks. */
+const PROBE_TIMEOUT_MS = 5_000;
+/** Bound of the session DELETE sent to an HTTP backend at shutdown. */
+const TERMINATE_SESSION_MS = 1_000;
+
+export interface ConnectionDeps {
+  registry: RegistryService;
+  backoff: BackoffPolicy;
+  /** Delay between a `tools/list_changed` notification and the refresh it causes. */
+  refreshDebounceMs: number;
+  now: () => number;
+}
+
+/** One connection attempt's objects. A newer attempt makes every callback of an older one inert. */
+interface Session {
+  readonly client: Client;
+  readonly transport: Transport;
+  closed: boolean;
+  /** A `tools/list_changed` arrived before the session was up: refresh once it is. */
+  listChangedEarly: boolean;
+}
+
+/**
+ * One backend: its SDK client, the supervision that reconnects it with backoff when it fails, and
+ * its tool catalog kept in the registry. Calls go through only while it is `up`; otherwise they
+ * fail at once, since waiting for a reconnect would only turn an outage into timeouts.
+ */
+export class BackendConnection {
+  private readonly logger = new Logger(BackendConnection.name);
+  private readonly refresher: CoalescingRunner;
+  private status: BackendStatus = 'connecting';
+  private restarts = 0;
+  private toolCount = 0;
+  private lastError: string | undefined;
+  private session: Session | undefined;
+  private upSinceMs = 0;
+  private supervision = INITIAL_SUPERVISION;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private attemptInFlight: Promise<void> | undefined;
+  private probing = false;
+  private stopped = false;
+
+  constructor(
+    readonly config: BackendConfig,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.refresher = new CoalescingRunner(deps.refreshDebounceMs, () => this.refreshCatalog());
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  state(): BackendState {
+    const transport = this.session?.transport;
+    return {
+      name: this.name,
+      transport: this.config.transport,
+      required: this.config.required,
+      status: this.status,
+      restarts: this.restarts,
+      tools: this.toolCount,
+      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
+      ...(transport instanceof StdioProcessTransport && transport.pid !== undefined ? { pid: transport.pid } : {}),
+    };
+  }
+
+  /** The first connection attempt; resolves when it is up or has failed (then supervision retries). */
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
+    const session = this.session;
+    if (this.status !== 'up' || !session) {
+      throw new RouterError('backend_unavailable', `backend ${this.name} is not connected`);
+    }
+    try {
+      const result = await session.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+        timeout: this.config.timeoutMs,
+      });
+      return toBackendResult(result);
+    } catch (err) {
+      const error = toRouterError(err, this.name, this.config.timeoutMs);
+      // The backend's own text may echo arguments: debug only.
+      this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: describeFailure(err) });
+      throw error;
+    }
+  }
+
+  /** Stops supervision and closes the connection; a stdio backend's process group is gone after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.refresher.stop();
+    this.status = 'down';
+    if (this.session) await this.closeSession(this.session, true);
+    await this.attemptInFlight;
+  }
+
+  /** Synchronous last resort for the router's `exit` event: SIGKILL a stdio child's group. */
+  killNow(): void {
+    const transport = this.session?.transport;
+    if (transport instanceof StdioProcessTransport) transport.killNow();
+  }
+
+  private connect(): Promise<void> {
+    const attempt = this.runAttempt().finally(() => {
+      if (this.attemptInFlight === attempt) this.attemptInFlight = undefined;
+    });
+    this.attemptInFlight = attempt;
+    return attempt;
+  }
+
+  private async runAttempt(): Promise<void> {
+    // One deadline for initialize and every tools/list page: boot waits at most timeoutMs per backend.
+    const deadline = this.deps.now() + this.config.timeoutMs;
+    const remaining = () => Math.max(1, deadline - this.deps.now());
+    const transport = createTransport(this.config);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const session: Session = { client, transport, closed: false, listChangedEarly: false };
+    this.session = session;
+    client.onclose = () => this.onClosed(session);
+    client.onerror = (err) => this.onTransportError(session, err);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolListChanged(session));
+    try {
+      await client.connect(transport, { timeout: remaining() });
+      const tools = await listAllTools(client, remaining);
+      if (session.closed) throw new Error('connection closed while listing tools');
+      if (this.stopped || this.session !== session) return;
+      this.publish(tools);
+      this.status = 'up';
+      this.upSinceMs = this.deps.now();
+      this.lastError = undefined;
+      this.logger.log({ msg: 'backend up', backend: this.name, transport: this.config.transport, tools: this.toolCount, restarts: this.restarts });
+      if (session.listChangedEarly) this.refresher.request();
+    } catch (err) {
+      if (this.stopped || this.session !== session) return;
+      this.status = 'down';
+      this.lastError = this.failureText(session, err);
+      this.logger.warn({ msg: 'backend connect failed', backend: this.name, error: this.lastError });
+      await this.closeSession(session, false);
+      this.scheduleRetry({ kind: 'failed' });
+    }
+  }
+
+  private onClosed(session: Session): void {
+    session.closed = true;
+    this.onLost(session, this.failureText(session, new Error('connection closed')));
+  }
+
+  private onTransportError(session: Session, err: Error): void {
+    if (this.session !== session || this.stopped) return;
+    if (this.config.transport === 'stdio') {
+      // A bad line or a failed write: the child's exit, if any, is reported by onclose.
+      this.logger.debug({ msg: 'transport error', backend: this.name, detail: describeFailure(err) });
+      return;
+    }
+    switch (classifyTransportError(err)) {
+      case 'lost':
+        this.onLost(session, describeFailure(err));
+        return;
+      case 'suspect':
+        void this.probe(session);
+        return;
+      case 'benign':
+        this.logger.debug({ msg: 'transport error', backend: this.name, detail: describeFailure(err) });
+        return;
+    }
+  }
+
+  /** A broken response stream: only a failed ping proves the server is gone. */
+  private async probe(session: Session): Promise<void> {
+    if (this.probing || this.status !== 'up') return;
+    this.probing = true;
+    try {
+      await session.client.ping({ timeout: Math.min(this.config.timeoutMs, PROBE_TIMEOUT_MS) });
+    } catch (err) {
+      this.onLost(session, `liveness probe failed: ${describeFailure(err)}`);
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  /** An up connection went away: calls fail at once from now on, and supervision reconnects. */
+  private onLost(session: Session, reason: string): void {
+    if (this.session !== session || this.status !== 'up' || this.stopped) return;
+    this.status = 'down';
+    this.lastError = reason;
+    this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
+    // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).
+    void this.closeSession(session, false);
+    // The registry keeps the last tools (DESIGN §4): calls answer "unavailable", not "unknown tool".
+    this.scheduleRetry({ kind: 'lost', upSinceMs: this.upSinceMs });
+  }
+
+  private onToolListChanged(session: Session): void {
+    if (this.session !== session) return;
+    if (this.status === 'up') this.refresher.request();
+    else session.listChangedEarly = true;
+  }
+
+  private scheduleRetry(event: SupervisionEvent): void {
+    if (this.stopped) return;
+    const plan = planRestart(this.supervision, event, this.deps.now(), this.deps.backoff);
+    this.supervision = plan.state;
+    const log = { backend: this.name, retryInMs: plan.delayMs, attempt: plan.state.attempt };
+    if (plan.crashLooping) this.logger.warn({ msg: 'backend crash-looping', ...log });
+    else this.logger.log({ msg: 'backend reconnect scheduled', ...log });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.restarts++;
+      void this.connect();
+    }, plan.delayMs);
+  }
+
+  private async refreshCatalog(): Promise<void> {
+    const session = this.session;
+    if (!session || this.status !== 'up') return;
+    try {
+      const tools = await listAllTools(session.client, () => this.config.timeoutMs);
+      if (this.session !== session || this.stopped) return;
+      this.publish(tools);
+    } catch (err) {
+      if (this.session !== session || this.stopped) return;
+      this.logger.warn({ msg: 'tools refresh failed', backend: this.name, error: describeFailure(err) });
+    }
+  }
+
+  private publish(tools: readonly Tool[]): void {
+    const catalog = toCatalogTools(this.name, tools);
+    this.deps.registry.replaceTools(this.name, catalog);
+    this.toolCount = catalog.length;
+  }
+
+  private failureText(session: Session, err: unknown): string {
+    // "Connection closed" says nothing; the child's exit status and last stderr line do.
+    if (session.transport instanceof StdioProcessTransport && session.closed) return session.transport.describeExit();
+    return describeFailure(err);
+  }
+
+  private async closeSession(session: Session, terminate: boolean): Promise<void> {
+    const { client, transport } = session;
+    if (terminate && transport instanceof StreamableHTTPClientTransport && transport.sessionId && !session.closed) {
+      // Spec: a client that no longer needs a session SHOULD DELETE it, so the server can free it.
+      await withTimeout(transport.terminateSession(), TERMINATE_SESSION_MS).catch((err: unknown) =>
+        this.logger.debug({ msg: 'session termination failed', backend: this.name, detail: describeFailure(err) }),
+      );
+    }
+    await client.close().catch((err: unknown) =>
+      this.logger.debug({ msg: 'close failed', backend: this.name, detail: describeFailure(err) }),
+    );
+  }
+}
+
+/** `tools/list` through every page (spec "Pagination"), each page bounded by `timeoutMs()`. */
+async function listAllTools(client: Client, timeoutMs: () => number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs() });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined) return tools;
+    if (seen.has(cursor)) throw new Error('backend repeated a tools/list cursor');
+    seen.add(cursor);
+  }
+  throw new Error(`backend listed more than ${MAX_TOOL_PAGES} pages of tools`);
+}
+
+function toBackendResult(result: Awaited<ReturnType<Client['callTool']>>): BackendToolResult {
+  if (!('content' in result) || !Array.isArray(result.content)) {
+    throw new RouterError('backend_failed', 'backend sent a result without content');
+  }
+  const { content, structuredContent, isError } = result as BackendToolResult;
+  return {
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(isError !== undefined ? { isError } : {}),
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

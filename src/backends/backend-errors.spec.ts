@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { RouterError } from '../common/router-error';
+import { classifyTransportError, describeFailure, RESPONSE_TOO_LARGE_CODE, toRouterError } from './backend-errors';
+
+test('SDK failures map to router error codes', () => {
+  const cases: [unknown, string][] = [
+    [new McpError(ErrorCode.RequestTimeout, 'Request timed out'), 'backend_timeout'],
+    [new McpError(RESPONSE_TOO_LARGE_CODE, 'Response too large'), 'response_too_large'],
+    [new McpError(ErrorCode.ConnectionClosed, 'Connection closed'), 'backend_failed'],
+    [new McpError(ErrorCode.InvalidParams, 'bad'), 'backend_failed'],
+    [new Error('Not connected'), 'backend_unavailable'],
+    [new TypeError('fetch failed'), 'backend_failed'],
+    ['a string', 'backend_failed'],
+  ];
+  for (const [err, code] of cases) assert.equal(toRouterError(err, 'b', 1000).code, code, String(err));
+});
+
+test('a backend error message never reaches the router error (it may echo arguments)', () => {
+  const err = toRouterError(new McpError(ErrorCode.InvalidParams, 'path /secret/token.txt denied'), 'files', 1000);
+  assert.doesNotMatch(err.message, /secret/);
+  assert.match(err.message, /files/);
+});
+
+test('a RouterError passes through unchanged', () => {
+  const original = new RouterError('backend_failed', 'x');
+  assert.equal(toRouterError(original, 'b', 1), original);
+});
+
+test('transport errors are told apart: lost, suspect, benign', () => {
+  assert.equal(classifyTransportError(new TypeError('fetch failed')), 'lost');
+  assert.equal(classifyTransportError(new StreamableHTTPError(404, 'session not found')), 'lost');
+  assert.equal(classifyTransportError(new StreamableHTTPError(500, 'oops')), 'benign');
+  assert.equal(classifyTransportError(new SseError(undefined, 'stream broke', {} as never)), 'lost');
+  assert.equal(classifyTransportError(new Error('Maximum reconnection attempts (2) exceeded.')), 'lost');
+  assert.equal(classifyTransportError(new Error('SSE stream disconnected: TypeError: terminated')), 'suspect');
+  assert.equal(classifyTransportError(new Error('Unexpected token')), 'benign');
+});
+
+test('failure descriptions are one short line and name the cause', () => {
+  const err = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') });
+  assert.equal(describeFailure(err), 'fetch failed (connect ECONNREFUSED 127.0.0.1:1)');
+  assert.ok(describeFailure(new Error(`a\n${'x'.repeat(500)}`)).length <= 200);
+});

@@ -1,0 +1,72 @@
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { RouterError } from '../common/router-error';
+
+/**
+ * JSON-RPC error code the stdio transport answers a call with when its response line was over the
+ * size cap. In the implementation-defined server-error range (-32000..-32099) and unused by the SDK.
+ */
+export const RESPONSE_TOO_LARGE_CODE = -32099;
+
+/**
+ * Turns whatever a backend call rejected with into a RouterError. Messages name the backend and
+ * the kind of failure only: a backend's own error text can echo the arguments (DESIGN §5), so it is
+ * never copied into the message.
+ */
+export function toRouterError(err: unknown, backend: string, timeoutMs: number): RouterError {
+  if (err instanceof RouterError) return err;
+  if (err instanceof McpError) {
+    switch (err.code) {
+      case ErrorCode.RequestTimeout:
+        return new RouterError('backend_timeout', `backend ${backend} did not answer within ${timeoutMs} ms`);
+      case RESPONSE_TOO_LARGE_CODE:
+        return new RouterError('response_too_large', `backend ${backend} sent a response over the size limit`);
+      case ErrorCode.ConnectionClosed:
+        return new RouterError('backend_failed', `connection to backend ${backend} closed during the call`);
+      default:
+        return new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${err.code}`);
+    }
+  }
+  // Protocol.request rejects with this plain Error when the transport is already gone.
+  if (err instanceof Error && err.message === 'Not connected') {
+    return new RouterError('backend_unavailable', `backend ${backend} is not connected`);
+  }
+  if (err instanceof Error && err.name === 'ZodError') {
+    return new RouterError('backend_failed', `backend ${backend} sent a malformed result`);
+  }
+  return new RouterError('backend_failed', `call to backend ${backend} failed`);
+}
+
+/**
+ * What an HTTP or SSE transport error says about the connection. Streamable HTTP has no "closed"
+ * event of its own: its errors are the only sign that a server went away.
+ * - `lost`: the server is unreachable or no longer knows our session; reconnect.
+ * - `suspect`: a response stream broke; a crashed server and a proxy cutting an idle stream look
+ *   the same, so the caller probes with a ping before tearing down calls in flight.
+ * - `benign`: one bad message on a working connection.
+ */
+export type TransportErrorKind = 'lost' | 'suspect' | 'benign';
+
+export function classifyTransportError(err: unknown): TransportErrorKind {
+  if (err instanceof SseError) return 'lost'; // legacy SSE: the session lives and dies with its stream
+  if (err instanceof StreamableHTTPError) return err.code === 404 ? 'lost' : 'benign'; // spec: 404 = session gone
+  if (!(err instanceof Error)) return 'benign';
+  // fetch rejects with TypeError('fetch failed') when the server refuses or drops the connection.
+  if (err instanceof TypeError) return 'lost';
+  if (/^(Failed to reconnect|Maximum reconnection attempts)/.test(err.message)) return 'lost';
+  if (err.message.startsWith('SSE stream disconnected')) return 'suspect';
+  return 'benign';
+}
+
+/** A short, single-line description of a connect failure for logs and `states()`. */
+export function describeFailure(err: unknown): string {
+  const text = err instanceof Error ? `${err.message}${causeOf(err)}` : String(err);
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
+function causeOf(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? ` (${cause.message})` : '';
+}

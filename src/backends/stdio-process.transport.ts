@@ -1,0 +1,241 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { Logger } from '@nestjs/common';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { RESPONSE_TOO_LARGE_CODE } from './backend-errors';
+import { type Frame, type JsonRpcId, LineFramer, responseIdOf } from './domain/line-framer';
+
+export interface StdioProcessOptions {
+  /** Backend name, for logs. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  /** The child's whole environment: nothing is inherited beyond what is passed here. */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Longest stdout line accepted; a longer response fails only its own call. Default 8 MiB. */
+  maxLineBytes?: number;
+  /** Time between SIGTERM and SIGKILL of the process group on close. Default 2 s. */
+  killGraceMs?: number;
+}
+
+/** Below the SDK's own 10 MiB read buffer, whose overflow would fail every call in flight. */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_KILL_GRACE_MS = 2_000;
+/** Enough of an over-long line's edges to find its envelope id (`,"jsonrpc":"2.0","id":…}`). */
+const EDGE_BYTES = 256;
+const STDERR_LINE_BYTES = 4 * 1024;
+const LOGGED_LINE_CHARS = 500;
+/** After the leader exits, how long to wait for the pipes to close before reporting the close. */
+const PIPE_DRAIN_MS = 1_000;
+
+/**
+ * MCP stdio transport (spec "Transports › stdio") over a child process of its own process group.
+ * Unlike the SDK's StdioClientTransport it can kill the whole group (servers started through
+ * `npx`/`uvx`/shell wrappers leave grandchildren otherwise) and it caps line length, so one huge
+ * response fails only its own call instead of the whole connection.
+ */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  private readonly logger = new Logger(StdioProcessTransport.name);
+  private readonly maxLineBytes: number;
+  private readonly stdout: LineFramer;
+  private readonly stderr = new LineFramer({ maxLineBytes: STDERR_LINE_BYTES, edgeBytes: EDGE_BYTES });
+  /** Ids of our requests still waiting for an answer: only those may get a synthesized error. */
+  private readonly pending = new Set<JsonRpcId>();
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private finished = false;
+  private closing = false;
+  private killTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private resolveFinished!: () => void;
+  /** Resolves once the child has exited and the close was reported. */
+  readonly finishedPromise = new Promise<void>((resolve) => (this.resolveFinished = resolve));
+  private lastStderr: string | undefined;
+
+  constructor(private readonly options: StdioProcessOptions) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.stdout = new LineFramer({ maxLineBytes: this.maxLineBytes, edgeBytes: EDGE_BYTES });
+  }
+
+  /** Process id of the child, which is also its process group id (it is spawned detached). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the child ended and the last thing it said on stderr, for logs and health detail. */
+  describeExit(): string {
+    const how = !this.exit
+      ? 'process is gone'
+      : this.exit.signal
+        ? `process killed by ${this.exit.signal}`
+        : `process exited with code ${this.exit.code}`;
+    return this.lastStderr ? `${how}; stderr: ${this.lastStderr}` : how;
+  }
+
+  async start(): Promise<void> {
+    if (this.child || this.closing) throw new Error('StdioProcessTransport cannot be started twice');
+    const { command, args, env, cwd } = this.options;
+    // detached: the child leads a new process group, so close() can signal every descendant.
+    const child = spawn(command, [...args], { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env, cwd });
+    this.child = child;
+    child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.onStderr(chunk));
+    // EPIPE when the child dies with a write in flight: the exit handler reports it.
+    child.stdin.on('error', (err) => this.logger.debug({ msg: 'stdin error', backend: this.options.name, err: err.message }));
+    child.once('exit', (code, signal) => this.onExit(code, signal));
+    child.once('close', () => this.finish());
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.on('error', (err) => {
+        if (child.pid !== undefined) {
+          this.onerror?.(err);
+          return;
+        }
+        this.finish(); // never ran (ENOENT, EACCES): nothing to wait for
+        reject(err);
+      });
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.finished || this.closing || !stdin.writable) throw new Error('Not connected');
+    if (isJSONRPCRequest(message)) this.pending.add(message.id);
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      const requestId = message.params?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') this.pending.delete(requestId);
+    }
+    await new Promise<void>((resolve, reject) => {
+      stdin.write(serializeMessage(message), (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /**
+   * Ends the child as the MCP spec's stdio shutdown describes (close its input, then SIGTERM,
+   * then SIGKILL), but for the whole process group; resolves once the child has exited.
+   */
+  async close(): Promise<void> {
+    if (!this.child) {
+      this.closing = true;
+      this.finish();
+      return;
+    }
+    if (!this.finished && !this.closing) {
+      this.closing = true;
+      this.child.stdin.end();
+      this.signalGroup('SIGTERM');
+      this.killTimer = setTimeout(() => this.signalGroup('SIGKILL'), this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    }
+    await this.finishedPromise;
+  }
+
+  /** Last-resort synchronous kill, for the router's own `exit` event (no awaiting possible there). */
+  killNow(): void {
+    if (this.child && !this.finished) this.signalGroup('SIGKILL');
+  }
+
+  private onStdout(chunk: Buffer): void {
+    for (const frame of this.stdout.push(chunk)) this.handleFrame(frame);
+  }
+
+  private handleFrame(frame: Frame): void {
+    if (frame.kind === 'oversized') {
+      this.handleOversized(frame.bytes, frame.head, frame.tail);
+      return;
+    }
+    if (frame.text.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(frame.text));
+    } catch {
+      // Some servers print banners to stdout; one bad line must not end the connection.
+      this.logger.debug({ msg: 'non-JSON-RPC line on stdout', backend: this.options.name, line: clip(frame.text) });
+      this.onerror?.(new Error('backend wrote a line that is not a JSON-RPC message'));
+      return;
+    }
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      if (message.id !== undefined) this.pending.delete(message.id);
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Fails exactly the call the over-long line answered; every other call goes on. */
+  private handleOversized(bytes: number, head: string, tail: string): void {
+    const id = responseIdOf(head, tail);
+    const known = id !== undefined && this.pending.has(id);
+    this.logger.warn({ msg: 'dropped over-long stdout line', backend: this.options.name, bytes, limitBytes: this.maxLineBytes, failedRequest: known });
+    if (!known) return; // unattributable: the call it answered runs into its timeout
+    this.pending.delete(id);
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: RESPONSE_TOO_LARGE_CODE,
+        message: 'Response too large',
+        data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes },
+      },
+    });
+  }
+
+  private onStderr(chunk: Buffer): void {
+    // Always read, so a chatty server never blocks on a full pipe.
+    for (const frame of this.stderr.push(chunk)) {
+      const line = frame.kind === 'line' ? frame.text : `${frame.head}… (${frame.bytes} bytes)`;
+      if (line.trim() === '') continue;
+      this.lastStderr = clip(line, 200);
+      this.logger.debug({ msg: 'backend stderr', backend: this.options.name, line: clip(line) });
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exit = { code, signal };
+    if (this.killTimer) clearTimeout(this.killTimer);
+    // The leader is gone; anything left in its group is an orphan of a dead backend.
+    this.signalGroup('SIGKILL');
+    // 'close' follows once the pipes close; a descendant that escaped the group could hold them.
+    this.drainTimer = setTimeout(() => {
+      this.child?.stdout.destroy();
+      this.child?.stderr.destroy();
+      this.finish();
+    }, PIPE_DRAIN_MS);
+    this.drainTimer.unref();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.pending.clear();
+    this.resolveFinished();
+    this.onclose?.();
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch (err) {
+      // ESRCH: the whole group is already gone, which is the goal.
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') this.child?.kill(signal);
+    }
+  }
+}
+
+function clip(text: string, max = LOGGED_LINE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,99 @@
+/**
+ * A tiny stdio MCP server for the I/O edges real servers do not reach: responses over the line
+ * cap, paginated tools/list, tools/list_changed, grandchild processes, the child's environment.
+ * Plain JSON-RPC over newline-delimited JSON, serialized like the SDK (`{result, jsonrpc, id}`).
+ * Run: node backend-fixture-server.js
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+type Id = string | number;
+interface Request {
+  id?: Id;
+  method: string;
+  params?: { name?: string; arguments?: Record<string, unknown>; cursor?: string; protocolVersion?: string };
+}
+
+const schema = { type: 'object', properties: {} };
+const tools = [
+  { name: 'big', description: 'answers with a text of `bytes` bytes', inputSchema: schema },
+  { name: 'small', description: 'answers ok', inputSchema: schema, annotations: { readOnlyHint: true } },
+  { name: 'sleep', description: 'answers after `ms` milliseconds', inputSchema: schema },
+  { name: 'grandchild', description: 'starts a long-lived grandchild and answers its pid', inputSchema: schema },
+  { name: 'env', description: 'answers the names of its environment variables', inputSchema: schema },
+  { name: 'add_tool', description: 'adds a tool and notifies tools/list_changed', inputSchema: schema },
+];
+const PAGE_SIZE = 4;
+
+function write(message: object): void {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+function answer(id: Id, result: object): void {
+  write({ result, jsonrpc: '2.0', id });
+}
+
+function text(value: string): object {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+function call(id: Id, name: string, args: Record<string, unknown>): void {
+  switch (name) {
+    case 'big':
+      answer(id, text('x'.repeat(Number(args.bytes ?? 1024))));
+      return;
+    case 'small':
+      answer(id, text('ok'));
+      return;
+    case 'sleep':
+      setTimeout(() => answer(id, text('slept')), Number(args.ms ?? 100));
+      return;
+    case 'grandchild': {
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      answer(id, text(String(child.pid)));
+      return;
+    }
+    case 'env':
+      answer(id, text(JSON.stringify(Object.keys(process.env).sort())));
+      return;
+    case 'add_tool':
+      tools.push({ name: `added_${tools.length}`, description: 'added at run time', inputSchema: schema });
+      answer(id, text('added'));
+      write({ method: 'notifications/tools/list_changed', jsonrpc: '2.0' });
+      return;
+    default:
+      write({ jsonrpc: '2.0', id, error: { code: -32602, message: `unknown tool ${name}` } });
+  }
+}
+
+function handle(request: Request): void {
+  if (request.id === undefined) return; // notifications need no answer
+  const { id, method, params } = request;
+  switch (method) {
+    case 'initialize':
+      answer(id, {
+        protocolVersion: params?.protocolVersion,
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'backend-fixture', version: '1.0.0' },
+      });
+      return;
+    case 'ping':
+      answer(id, {});
+      return;
+    case 'tools/list': {
+      const start = params?.cursor ? Number(params.cursor) : 0;
+      const next = start + PAGE_SIZE;
+      answer(id, { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) });
+      return;
+    }
+    case 'tools/call':
+      call(id, params?.name ?? '', params?.arguments ?? {});
+      return;
+    default:
+      write({ jsonrpc: '2.0', id, error: { code: -32601, message: 'method not found' } });
+  }
+}
+
+process.stderr.write('backend fixture ready\n');
+createInterface({ input: process.stdin }).on('line', (line) => handle(JSON.parse(line) as Request));
+process.stdin.on('end', () => process.exit(0));
