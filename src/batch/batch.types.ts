@@ -1,0 +1,29 @@
+import type { CallStatus } from '../common/call-status';
+import type { BoundReason, ToolResultLike } from '../cursor/domain/bounding';
+
+/** Why and how far a result was cut (DESIGN §6). */
+export interface Bounds {
+  reason: BoundReason | 'backend_cursor';
+  item_limit: number;
+  byte_limit: number;
+  resumable: boolean;
+}
+
+/**
+ * The answer to one read call: the fields a batch item and the single call share (DESIGN §5).
+ * Never both `result` and `error`.
+ */
+export interface ReadAnswer {
+  tool: string;
+  server: string | null;
+  status: CallStatus;
+  result?: ToolResultLike;
+  error?: string;
+  truncated?: true;
+  bounds?: Bounds;
+  next_cursor?: string;
+  cursor_expires_in_seconds?: number;
+}
+
+/** How one call's answer will be wrapped on the wire, so bounding measures the real thing. */
+export type Envelope = (answer: ReadAnswer) => unknown;

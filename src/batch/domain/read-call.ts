@@ -1,0 +1,79 @@
+/** One read call as a caller states it (DESIGN §5 entry without `id`), once validated. */
+export interface ReadCall {
+  name: string;
+  server?: string;
+  arguments: Record<string, unknown>;
+  cursor?: string;
+}
+
+export const MAX_NAME_CHARS = 200;
+export const MAX_ARGUMENT_BYTES = 20_000;
+export const MAX_ARGUMENT_DEPTH = 8;
+export const MAX_CURSOR_CHARS = 4096;
+const MAX_SERVER_CHARS = 63;
+
+const CALL_FIELDS = new Set(['name', 'server', 'arguments', 'cursor']);
+
+export type ReadCallCheck = { ok: true; call: ReadCall } | { ok: false; message: string };
+
+/**
+ * Validates one call's fields against the bounds both entrypoints share (DESIGN §5). Messages
+ * describe the rule broken and never contain a value, since arguments may hold secrets.
+ * `extraFields` are fields the caller's entrypoint accepts and checks itself (a batch entry's `id`).
+ */
+export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = new Set()): ReadCallCheck {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, message: 'a call must be an object with a `name`' };
+  }
+  const entry = raw as Record<string, unknown>;
+  const unknown = Object.keys(entry).filter((k) => !CALL_FIELDS.has(k) && !extraFields.has(k));
+  if (unknown.length > 0) {
+    return { ok: false, message: `unknown field(s); allowed: ${[...CALL_FIELDS, ...extraFields].join(', ')}` };
+  }
+  const { name, server, cursor } = entry;
+  if (typeof name !== 'string' || name.length < 1 || name.length > MAX_NAME_CHARS) {
+    return { ok: false, message: `\`name\` must be a string of 1..${MAX_NAME_CHARS} characters` };
+  }
+  if (server !== undefined && (typeof server !== 'string' || server.length < 1 || server.length > MAX_SERVER_CHARS)) {
+    return { ok: false, message: `\`server\` must be a string of 1..${MAX_SERVER_CHARS} characters` };
+  }
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length < 1 || cursor.length > MAX_CURSOR_CHARS)) {
+    return { ok: false, message: `\`cursor\` must be a string of 1..${MAX_CURSOR_CHARS} characters` };
+  }
+  const args = entry.arguments ?? {};
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return { ok: false, message: '`arguments` must be an object' };
+  }
+  const depth = nestingDepth(args, MAX_ARGUMENT_DEPTH + 1);
+  if (depth > MAX_ARGUMENT_DEPTH) {
+    return { ok: false, message: `\`arguments\` nests deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+  }
+  if (Buffer.byteLength(JSON.stringify(args), 'utf8') > MAX_ARGUMENT_BYTES) {
+    return { ok: false, message: `\`arguments\` is over ${MAX_ARGUMENT_BYTES} bytes as JSON` };
+  }
+  return {
+    ok: true,
+    call: {
+      name,
+      ...(server !== undefined ? { server: server as string } : {}),
+      arguments: args as Record<string, unknown>,
+      ...(cursor !== undefined ? { cursor: cursor as string } : {}),
+    },
+  };
+}
+
+/**
+ * Depth of nested objects and arrays, the value itself being level 1. Stops counting at `cap`, so
+ * a hostile 10,000-level document costs no more than `cap` levels of work.
+ */
+export function nestingDepth(value: unknown, cap: number): number {
+  if (value === null || typeof value !== 'object') return 0;
+  if (cap <= 1) return 1;
+  let deepest = 0;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    const d = nestingDepth(child, cap - 1);
+    if (d > deepest) deepest = d;
+    if (deepest >= cap - 1) break;
+  }
+  return 1 + deepest;
+}

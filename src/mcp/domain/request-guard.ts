@@ -1,0 +1,42 @@
+import { EdgeError } from '../mcp.errors';
+
+export interface GuardSettings {
+  listenHost: string;
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * DNS-rebinding protection (DESIGN §2, MCP spec "Security Warning" of Streamable HTTP): a present
+ * Origin must be allowed; on a loopback address the Host must be a loopback name, since a rebound
+ * name pointing at 127.0.0.1 is exactly the attack; elsewhere the Host must be allowed when a list
+ * is set (in a cluster the Service name varies, so none is set by default).
+ */
+export function guardRequest(headers: { host?: string; origin?: string }, settings: GuardSettings): void {
+  if (headers.origin !== undefined && !settings.allowedOrigins.includes(headers.origin)) {
+    throw new EdgeError('forbidden_origin', 'Forbidden: this Origin is not allowed');
+  }
+  const host = headers.host ?? '';
+  const hostname = hostnameOf(host);
+  if (settings.allowedHosts.length > 0) {
+    if (!settings.allowedHosts.includes(host) && !settings.allowedHosts.includes(hostname)) {
+      throw new EdgeError('forbidden_host', 'Forbidden: this Host is not allowed');
+    }
+    return;
+  }
+  if (isLoopback(settings.listenHost) && !LOOPBACK_NAMES.has(hostname)) {
+    throw new EdgeError('forbidden_host', 'Forbidden: this Host is not allowed');
+  }
+}
+
+export function isLoopback(address: string): boolean {
+  return LOOPBACK_NAMES.has(address) || address.startsWith('127.');
+}
+
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.lastIndexOf(':');
+  return (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
+}

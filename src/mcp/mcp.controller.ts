@@ -1,0 +1,41 @@
+import { Body, Controller, Delete, Get, Headers, Post, Res, UseFilters } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { EdgeError } from './mcp.errors';
+import { EdgeErrorFilter } from './edge-error.filter';
+import { McpService } from './mcp.service';
+
+/** `/mcp`: adapts HTTP to McpService and back; decides nothing. */
+@Controller('mcp')
+@UseFilters(EdgeErrorFilter)
+export class McpController {
+  constructor(private readonly mcp: McpService) {}
+
+  @Post()
+  async post(
+    @Body() body: unknown,
+    @Headers() headers: Record<string, string | undefined>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    const answer = await this.mcp.handlePost(typeof body === 'string' ? body : '', { host: headers.host, origin: headers.origin });
+    reply.status(answer.status);
+    if (answer.body === undefined) return '';
+    reply.header('content-type', 'application/json');
+    return answer.body;
+  }
+
+  /** Stateless: no server-initiated stream to open (spec: 405 when a server offers none). */
+  @Get()
+  openStream(): never {
+    throw notAllowed();
+  }
+
+  /** Stateless: no session to end. */
+  @Delete()
+  endSession(): never {
+    throw notAllowed();
+  }
+}
+
+function notAllowed(): EdgeError {
+  return new EdgeError('method_not_allowed', 'Method Not Allowed: this endpoint is stateless; POST JSON-RPC messages');
+}

@@ -1,0 +1,52 @@
+/**
+ * The meta-tools the router publishes instead of every backend tool (DESIGN §1), so a model's
+ * context holds three small definitions rather than hundreds.
+ */
+export const FIND_TOOL = 'find_tool';
+export const INVOKE_READ_TOOL = 'invoke_read_tool';
+
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+
+export const PUBLISHED_TOOLS = [
+  {
+    name: FIND_TOOL,
+    title: 'Find a tool',
+    description:
+      'Search the catalog of every backend tool behind this router. Returns ranked hits with the exact ' +
+      '`name` and `server` to pass to invoke_read_tool, whether the tool is read-only (only those can be ' +
+      'called), and its parameters. Ask for `include_schema` to get the full input schema.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 500, description: 'What you want to do, in plain words.' },
+        top_k: { type: 'integer', minimum: 1, maximum: 10, default: 5, description: 'How many hits (1..10).' },
+        server: { type: 'string', description: 'Only tools of this backend.' },
+        include_schema: { type: 'boolean', default: false, description: "Include each hit's JSON input schema." },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Find a tool', ...readOnly, openWorldHint: false },
+  },
+  {
+    name: INVOKE_READ_TOOL,
+    title: 'Call a read-only tool',
+    description:
+      'Call one read-only backend tool by its exact name from find_tool. Tools that are not read-only are ' +
+      'refused (status `blocked`). Large results are cut to a budget: when `truncated` is true and ' +
+      '`next_cursor` is present, call again with the same name, server and arguments plus `cursor` to get ' +
+      'the next part.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 200, description: 'Exact tool name from find_tool.' },
+        server: { type: 'string', description: 'Backend name from find_tool; needed when several backends share the name.' },
+        arguments: { type: 'object', description: "The tool's arguments (at most 20,000 bytes as JSON, 8 levels deep).", additionalProperties: true },
+        cursor: { type: 'string', description: 'A next_cursor from an earlier truncated call with the same arguments.' },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Call a read-only tool', ...readOnly },
+  },
+] as const;

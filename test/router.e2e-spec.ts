@@ -1,0 +1,295 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BackendsService } from '../src/backends/backends.service';
+import { freePort, startEverythingHttp, stopProcess } from './support/backend-servers';
+import {
+  callTool,
+  everythingBackend,
+  filesBackend,
+  memoryBackend,
+  startRouter,
+  tempDir,
+  testConfig,
+  type RunningRouter,
+} from './support/router';
+
+describe('the router over the three real demo backends', () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'hello.txt'), 'hello from the files backend\n');
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    router = await startRouter(
+      testConfig([filesBackend(dir), memoryBackend(join(tempDir(), 'memory.jsonl')), everythingBackend()], {
+        policy: { readOnly: { allow: [], deny: ['files:list_allowed_directories'] } },
+      }),
+    );
+    client = await router.connect();
+  });
+  after(async () => router.close());
+
+  test('lists exactly the published meta-tools, annotated read-only', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_tool', 'invoke_read_tool']);
+    for (const tool of tools) assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
+  });
+
+  test('find_tool finds tools on each of the three backends with the gate decision', async () => {
+    const expectations: [string, string, string, boolean][] = [
+      ['read the contents of a text file', 'files', 'read_text_file', true],
+      ['add two numbers', 'everything', 'get-sum', true],
+      ['search the knowledge graph for nodes', 'memory', 'search_nodes', true],
+      ['write a file', 'files', 'write_file', false],
+    ];
+    for (const [query, server, name, readOnly] of expectations) {
+      const { isError, data } = await callTool(client, 'find_tool', { query, top_k: 5 });
+      assert.equal(isError, false);
+      const hit = data.hits.find((h: { name: string; server: string }) => h.name === name && h.server === server);
+      assert.ok(hit, `${query} → ${server}:${name} in ${JSON.stringify(data.hits.map((h: { name: string }) => h.name))}`);
+      assert.equal(hit.read_only, readOnly);
+      assert.ok(Array.isArray(hit.params) && typeof hit.score === 'number' && hit.schema === undefined);
+    }
+  });
+
+  test('find_tool honours server, top_k and include_schema, and refuses a bad top_k', async () => {
+    const { data } = await callTool(client, 'find_tool', { query: 'file', top_k: 2, server: 'files', include_schema: true });
+    assert.equal(data.hits.length, 2);
+    for (const hit of data.hits) {
+      assert.equal(hit.server, 'files');
+      assert.equal(typeof hit.schema, 'object');
+    }
+    const bad = await callTool(client, 'find_tool', { query: 'file', top_k: 11 });
+    assert.equal(bad.isError, true);
+    assert.match(bad.data.error.message, /top_k/);
+  });
+
+  test('reads a file through a stdio backend', async () => {
+    const { isError, data } = await callTool(client, 'invoke_read_tool', {
+      name: 'read_text_file',
+      server: 'files',
+      arguments: { path: join(dir, 'hello.txt') },
+    });
+    assert.equal(isError, false, JSON.stringify(data));
+    assert.equal(data.ok, true);
+    assert.equal(data.status, 'ok');
+    assert.equal(data.tool, 'read_text_file');
+    assert.equal(data.server, 'files');
+    assert.equal(JSON.stringify(data.result).includes('hello from the files backend'), true);
+    assert.equal(data.error, undefined);
+  });
+
+  test('a write tool is blocked and the file is not written', async () => {
+    const target = join(dir, 'written.txt');
+    const { isError, data } = await callTool(client, 'invoke_read_tool', {
+      name: 'write_file',
+      arguments: { path: target, content: 'must not land' },
+    });
+    assert.equal(isError, true);
+    assert.equal(data.status, 'blocked');
+    assert.equal(data.ok, false);
+    assert.equal(data.result, undefined);
+    assert.equal(existsSync(target), false);
+  });
+
+  test('an operator deny beats a read-only annotation', async () => {
+    const { data } = await callTool(client, 'invoke_read_tool', { name: 'list_allowed_directories', server: 'files' });
+    assert.equal(data.status, 'blocked');
+    assert.match(data.error, /operator/);
+  });
+
+  test('an unknown tool and name variants do not resolve', async () => {
+    for (const name of ['no_such_tool', 'READ_TEXT_FILE', ' read_text_file', 'read_text_file ', 'files.read_text_file', 'files:read_text_file']) {
+      const { isError, data } = await callTool(client, 'invoke_read_tool', { name, arguments: { path: join(dir, 'hello.txt') } });
+      assert.equal(isError, true, name);
+      assert.equal(data.status, 'unknown_tool', name);
+    }
+    const wrongServer = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', server: 'memory' });
+    assert.equal(wrongServer.data.status, 'unknown_tool');
+  });
+
+  test('a malformed call is invalid_call and echoes no argument value', async () => {
+    const secret = 'sk-canary-' + 'q'.repeat(20_100);
+    const { isError, data } = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: secret } });
+    assert.equal(isError, true);
+    assert.equal(data.status, 'invalid_call');
+    assert.ok(!JSON.stringify(data).includes('sk-canary-'));
+  });
+
+  test('a tool the router does not publish answers a tool error', async () => {
+    const result = await client.callTool({ name: 'read_text_file', arguments: {} });
+    assert.equal(result.isError, true);
+  });
+});
+
+describe('name resolution across backends that share tool names', () => {
+  const a = tempDir();
+  const b = tempDir();
+  writeFileSync(join(a, 'x.txt'), 'from a');
+  writeFileSync(join(b, 'x.txt'), 'from b');
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    router = await startRouter(testConfig([filesBackend(a, { name: 'files' }), filesBackend(b, { name: 'archive' })]));
+    client = await router.connect();
+  });
+  after(async () => router.close());
+
+  test('an ambiguous name without server lists the candidates; with server it resolves', async () => {
+    const ambiguous = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: join(b, 'x.txt') } });
+    assert.equal(ambiguous.data.status, 'unknown_tool');
+    assert.match(ambiguous.data.error, /archive, files/);
+    const picked = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', server: 'archive', arguments: { path: join(b, 'x.txt') } });
+    assert.equal(picked.data.status, 'ok');
+    assert.ok(JSON.stringify(picked.data.result).includes('from b'));
+  });
+});
+
+describe('bounded reads resumed with cursors', () => {
+  const dir = tempDir();
+  // 300 KB of varied text, with characters that JSON escapes and some outside ASCII.
+  const lines: string[] = [];
+  for (let i = 0; lines.join('\n').length < 300_000; i++) lines.push(`line ${i}: "quoted" \\ tab\t café ✓ ${'x'.repeat(i % 70)}`);
+  const original = lines.join('\n');
+  writeFileSync(join(dir, 'big.txt'), original);
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    router = await startRouter(
+      testConfig([filesBackend(dir)], { budgets: { responseMaxBytes: 16_384, responseMaxItems: 200, batchResponseMaxBytes: 300_000 } }),
+    );
+    client = await router.connect();
+  });
+  after(async () => router.close());
+
+  const read = (cursor?: string, path = join(dir, 'big.txt')) =>
+    callTool(client, 'invoke_read_tool', { name: 'read_text_file', server: 'files', arguments: { path }, ...(cursor ? { cursor } : {}) });
+
+  test('a 300 KB file read with a 16 KB budget is reassembled exactly by following cursors', async () => {
+    let text = '';
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const result = await client.callTool({
+        name: 'invoke_read_tool',
+        arguments: { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'big.txt') }, ...(cursor ? { cursor } : {}) },
+      });
+      const data = result.structuredContent as Record<string, any>;
+      assert.equal(data.status, 'ok');
+      const json = JSON.stringify(data);
+      assert.ok(Buffer.byteLength(json) <= 16_384, `page ${pages} is ${Buffer.byteLength(json)} bytes`);
+      const textCopy = (result.content as { text: string }[])[0].text;
+      assert.ok(Buffer.byteLength(textCopy) <= 16_384);
+      text += pieceOf(data.result);
+      cursor = data.next_cursor;
+      if (cursor) {
+        assert.equal(data.truncated, true);
+        assert.equal(data.bounds.resumable, true);
+        assert.equal(typeof data.cursor_expires_in_seconds, 'number');
+      }
+      pages++;
+      assert.ok(pages < 200, 'pages terminate');
+    } while (cursor);
+    assert.ok(pages >= 19, `${pages} pages`);
+    assert.equal(text, original);
+  });
+
+  test('tampered, garbage and mismatched cursors are invalid_cursor', async () => {
+    const first = await read();
+    const cursor: string = first.data.next_cursor;
+    assert.ok(cursor);
+    const flipped = cursor.slice(0, 10) + (cursor[10] === 'A' ? 'B' : 'A') + cursor.slice(11);
+    for (const bad of [flipped, 'garbage', cursor + 'x', '.' + cursor]) {
+      const { data } = await read(bad);
+      assert.equal(data.status, 'invalid_cursor', bad.slice(0, 20));
+    }
+    writeFileSync(join(dir, 'other.txt'), 'other');
+    const mismatched = await read(cursor, join(dir, 'other.txt'));
+    assert.equal(mismatched.data.status, 'invalid_cursor');
+    assert.match(mismatched.data.error, /another tool or other arguments/);
+  });
+});
+
+/** The text a page carries, whichever part of the result was cut. */
+function pieceOf(result: { content?: { text?: string }[]; structuredContent?: Record<string, unknown> }): string {
+  if (result.structuredContent && typeof result.structuredContent.content === 'string') return result.structuredContent.content;
+  return (result.content ?? []).map((b) => b.text ?? '').join('');
+}
+
+describe('a Streamable HTTP backend', () => {
+  let backend: ChildProcess;
+  let router: RunningRouter;
+  let client: Client;
+  let port: number;
+
+  before(async () => {
+    port = await freePort();
+    backend = await startEverythingHttp(port);
+    router = await startRouter(
+      testConfig([{ name: 'remote', transport: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {}, required: true, timeoutMs: 5_000 }]),
+    );
+    client = await router.connect();
+  });
+  after(async () => {
+    await router.close();
+    await stopProcess(backend);
+  });
+
+  test('serves a call through the HTTP backend', async () => {
+    const { data } = await callTool(client, 'invoke_read_tool', { name: 'get-sum', arguments: { a: 2, b: 40 } });
+    assert.equal(data.status, 'ok', JSON.stringify(data));
+    assert.ok(JSON.stringify(data.result).includes('42'));
+  });
+
+  test('an HTTP backend that goes down fails its calls fast with error', async () => {
+    await stopProcess(backend);
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const { data } = await callTool(client, 'invoke_read_tool', { name: 'get-sum', arguments: { a: 1, b: 1 } });
+      assert.equal(data.status, 'error');
+      assert.ok(Date.now() - started < 2_000, `answered in ${Date.now() - started} ms`);
+    }
+  });
+});
+
+describe('a killed stdio backend', () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'a.txt'), 'still here');
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    router = await startRouter(testConfig([filesBackend(dir)]));
+    client = await router.connect();
+  });
+  after(async () => router.close());
+
+  test('is restarted and serves again', async () => {
+    const call = () => callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: join(dir, 'a.txt') } });
+    assert.equal((await call()).data.status, 'ok');
+    killBackendGroups(router);
+    const deadline = Date.now() + 15_000;
+    let last = '';
+    while (Date.now() < deadline) {
+      const { data } = await call();
+      last = data.status;
+      if (last === 'ok' && JSON.stringify(data.result).includes('still here')) break;
+      assert.equal(last, 'error');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(last, 'ok');
+  });
+});
+
+/** Kills every stdio backend's process group with SIGKILL, as a crash would. */
+function killBackendGroups(router: RunningRouter): void {
+  const pids = router.app.get(BackendsService).states().flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
+  assert.ok(pids.length > 0, 'the backend runs as a child process');
+  for (const pid of pids) process.kill(-pid, 'SIGKILL');
+}

@@ -1,0 +1,82 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApp } from '../../src/app.factory';
+import type { BackendConfig, RouterConfig, StdioBackendConfig } from '../../src/config/config.types';
+import { SERVER_ENTRIES, stdioBackend } from './backend-servers';
+
+/** The repository root (compiled tests live in dist/test/support). */
+export const ROOT = resolve(__dirname, '../../..');
+
+export function tempDir(prefix = 'centralmcp-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The real filesystem server over `dir`, as backend `files`. */
+export function filesBackend(dir: string, extra: Partial<StdioBackendConfig> = {}): StdioBackendConfig {
+  return stdioBackend('files', SERVER_ENTRIES.filesystem, [dir], { timeoutMs: 15_000, ...extra });
+}
+
+/** The real memory server with its own graph file, as backend `memory`. */
+export function memoryBackend(file: string, extra: Partial<StdioBackendConfig> = {}): StdioBackendConfig {
+  return stdioBackend('memory', SERVER_ENTRIES.memory, [], { env: { MEMORY_FILE_PATH: file }, timeoutMs: 15_000, ...extra });
+}
+
+/** The real "everything" server over stdio, as backend `everything`. */
+export function everythingBackend(extra: Partial<StdioBackendConfig> = {}): StdioBackendConfig {
+  return stdioBackend('everything', SERVER_ENTRIES.everything, ['stdio'], { timeoutMs: 15_000, ...extra });
+}
+
+/** A complete config with test defaults: port 0, loopback, small timeouts. */
+export function testConfig(backends: BackendConfig[], overrides: Partial<RouterConfig> = {}): RouterConfig {
+  return {
+    http: { host: '127.0.0.1', port: 0, bodyLimitBytes: 4 * 1024 * 1024, allowedHosts: [], allowedOrigins: [] },
+    budgets: { responseMaxBytes: 200_000, responseMaxItems: 200, batchResponseMaxBytes: 300_000 },
+    cursor: { ttlSeconds: 900, secret: randomBytes(32) },
+    logLevel: 'warn',
+    backends,
+    policy: { readOnly: { allow: [], deny: [] } },
+    ...overrides,
+  };
+}
+
+export interface RunningRouter {
+  app: NestFastifyApplication;
+  url: string;
+  /** A connected SDK client; closed by `close()`. */
+  connect(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/** Starts the real router on an ephemeral loopback port. */
+export async function startRouter(config: RouterConfig): Promise<RunningRouter> {
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://127.0.0.1:${address.port}/mcp`;
+  const clients: Client[] = [];
+  return {
+    app,
+    url,
+    async connect() {
+      const client = new Client({ name: 'router-e2e', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.allSettled(clients.map((c) => c.close()));
+      await app.close();
+    },
+  };
+}
+
+/** Calls a published tool and returns its structured content. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Record<string, any> }> {
+  const result = await client.callTool({ name, arguments: args });
+  return { isError: result.isError === true, data: result.structuredContent as Record<string, any> };
+}
