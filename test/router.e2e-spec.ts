@@ -35,7 +35,7 @@ describe('the router over the three real demo backends', () => {
 
   test('lists exactly the published meta-tools, annotated read-only', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_tool', 'invoke_read_tool']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
     for (const tool of tools) assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
   });
 

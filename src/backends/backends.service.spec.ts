@@ -98,8 +98,8 @@ describe('BackendsService against real MCP servers', () => {
     assert.equal(registry.sizes().get('files'), state('files').tools);
     const readFile = registry.resolve('read_text_file', 'files');
     assert.equal(readFile.kind, 'found');
-    // The fixture lists its 6 tools over two pages.
-    assert.equal(registry.sizes().get('fixture'), 6);
+    // The fixture lists its 8 tools over two pages.
+    assert.equal(registry.sizes().get('fixture'), 8);
   });
 
   test('a stdio call returns the backend result untouched', async () => {
@@ -150,8 +150,8 @@ describe('BackendsService against real MCP servers', () => {
 
   test('a tools/list_changed notification refreshes the catalog', async () => {
     await backends.callTool('fixture', 'add_tool', {});
-    await waitFor(() => registry.sizes().get('fixture') === 7, 3000, 'catalog refreshed');
-    assert.equal(state('fixture').tools, 7);
+    await waitFor(() => registry.sizes().get('fixture') === 9, 3000, 'catalog refreshed');
+    assert.equal(state('fixture').tools, 9);
   });
 
   test('a killed stdio backend fails calls in flight at once, keeps its tools and is restarted', async () => {

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { BackendsModule } from '../backends/backends.module';
 import { CursorModule } from '../cursor/cursor.module';
 import { GateModule } from '../gate/gate.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
 import { BatchService } from './batch.service';
 import { FindToolService } from './find-tool.service';
 
 @Module({
-  imports: [GateModule, RegistryModule, BackendsModule, CursorModule],
+  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule],
   providers: [BatchService, FindToolService],
   exports: [BatchService, FindToolService],
 })

@@ -5,61 +5,99 @@ import { RouterError, statusOf } from '../common/router-error';
 import { BUDGET_CONFIG } from '../config/config.tokens';
 import type { BudgetConfig } from '../config/config.types';
 import { CursorService, type CursorBinding } from '../cursor/cursor.service';
-import { boundResult, dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
+import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { GateService } from '../gate/gate.service';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
-import type { Bounds, Envelope, ReadAnswer } from './batch.types';
-import { checkReadCall, type ReadCall } from './domain/read-call';
+import type { Envelope, ReadAnswer } from './batch.types';
+import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
+import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
+import { finishBatch, skeletonBytes, skeletonItemBytes, type BatchResponse, type ItemDraft } from './domain/batch-response';
+import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 
 /** DESIGN §5: an error message is at most 500 characters. */
 export const MAX_ERROR_CHARS = 500;
-/** Room held for a cursor while a page is sized; the real cursor is then measured. */
-const CURSOR_RESERVE_CHARS = 400;
+/** A page of a call's result, with what its cursors are bound to. */
+interface Page extends PageToBound {
+  binding: CursorBinding;
+}
+
+/** A call taken as far as the backend: either its final answer, or a page still to be bounded. */
+type Dispatched = { answer: ReadAnswer; page?: undefined } | { answer?: undefined; page: Page };
+
+/** A batch refused whole, before anything was dispatched (DESIGN §5). */
+export interface BatchRejection {
+  code: BatchRejectionCode;
+  message: string;
+}
 
 /**
- * The one dispatch seam (DESIGN §1): resolve → read-only gate → cursor check → dispatch with
- * timeout → bound the response. The single call and every batch entry come through `read`;
+ * The one dispatch seam (DESIGN §1): resolve → read-only gate → cursor check → rate limit →
+ * dispatch with timeout → bound the response. The single call and every batch entry come through `dispatch`;
  * nothing else calls a backend.
  */
 @Injectable()
 export class BatchService {
   private readonly logger = new Logger(BatchService.name);
-
   constructor(
     private readonly registry: RegistryService,
     private readonly gate: GateService,
     private readonly backends: BackendsService,
     private readonly cursors: CursorService,
+    private readonly rateLimits: RateLimitService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
   ) {}
 
-  /** The budget of one `invoke_read_tool` answer. */
-  get singleBudget(): Budget {
-    return { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
+  /**
+   * `invoke_read_tool`: answers one read call within the single-call budget; never throws for
+   * anything the caller or a backend did. `raw` is the call as received.
+   */
+  async read(raw: unknown, envelope: Envelope): Promise<ReadAnswer> {
+    const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
+    const dispatched = await this.dispatch(raw);
+    const answer = dispatched.page ? this.bound(dispatched.page, budget, envelope) : dispatched.answer;
+    return this.finish('invoke_read_tool', answer);
   }
 
   /**
-   * Answers one read call; never throws for anything the caller or a backend did. `raw` is the
-   * call as received (validated here, so both entrypoints share the bounds).
+   * `invoke_read_tool_batch` (DESIGN §5): entries dispatched one after another, in order, each
+   * bounded to its share of the batch budget; one entry's failure never stops the rest.
    */
-  async read(raw: unknown, entrypoint: Entrypoint, budget: Budget, envelope: Envelope): Promise<ReadAnswer> {
-    const checked = checkReadCall(raw);
-    if (!checked.ok) {
-      const name = typeof (raw as { name?: unknown } | null)?.name === 'string' ? (raw as { name: string }).name : '';
-      return this.finish(entrypoint, failure(name.slice(0, 200), null, new RouterError('invalid_call', checked.message)));
+  async readBatch(args: Record<string, unknown>): Promise<{ rejected: BatchRejection } | { response: BatchResponse }> {
+    const checked = checkBatch(args);
+    if (!checked.ok) return { rejected: { code: checked.code, message: checked.message } };
+    const { entries } = checked;
+    const budget = this.budgets.batchResponseMaxBytes;
+    const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
+    const drafts: ItemDraft[] = [];
+    for (const entry of entries) {
+      const itemBudget = { maxBytes: skeletonItemBytes(entry, MAX_SERVER_CHARS) + share, maxItems: this.budgets.responseMaxItems };
+      const dispatched: Dispatched =
+        entry.idError !== undefined
+          ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)) }
+          : await this.dispatch(entry.call);
+      const draft: ItemDraft = dispatched.page
+        ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page), tooLarge)
+        : { item: { index: entry.index, id: entry.id, ...dispatched.answer } };
+      this.finish('batch', draft.item);
+      drafts.push(draft);
     }
-    return this.finish(entrypoint, await this.readValid(checked.call, budget, envelope));
+    return { response: finishBatch(drafts, budget) };
   }
 
-  private async readValid(call: ReadCall, budget: Budget, envelope: Envelope): Promise<ReadAnswer> {
+  /** The seam up to the backend's answer: every local refusal happens before any backend call. */
+  private async dispatch(raw: unknown): Promise<Dispatched> {
+    const checked = checkReadCall(raw);
+    if (!checked.ok) return { answer: failure(nameOf(raw), null, new RouterError('invalid_call', checked.message)) };
+    const call = checked.call;
     const resolution = this.registry.resolve(call.name, call.server);
     if (resolution.kind === 'unknown') {
-      return failure(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
+      return { answer: failure(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server))) };
     }
     if (resolution.kind === 'ambiguous') {
       const message = `several backends serve a tool of this name; name one with \`server\`: ${resolution.servers.join(', ')}`;
-      return failure(call.name, null, new RouterError('unknown_tool', message));
+      return { answer: failure(call.name, null, new RouterError('unknown_tool', message)) };
     }
     const { tool } = resolution;
     const decision = this.gate.decide(tool);
@@ -68,59 +106,42 @@ export class BatchService {
         decision.reason === 'operator_deny'
           ? 'the operator policy denies this tool on the read path'
           : 'this tool is not read-only (its backend does not annotate it readOnlyHint: true)';
-      return failure(tool.name, tool.backend, new RouterError('blocked', why));
+      return { answer: failure(tool.name, tool.backend, new RouterError('blocked', why)) };
     }
     const args = canonicalArguments(call.arguments);
     const binding: CursorBinding = { backend: tool.backend, tool: tool.name, argsDigest: argumentsDigest(args) };
     let from: Position | undefined;
     if (call.cursor !== undefined) {
-      const checked = this.cursors.check(call.cursor, binding);
-      if (!checked.ok) {
-        return failure(tool.name, tool.backend, new RouterError('invalid_cursor', cursorMessage(checked.reason)));
+      const checkedCursor = this.cursors.check(call.cursor, binding);
+      if (!checkedCursor.ok) {
+        return { answer: failure(tool.name, tool.backend, new RouterError('invalid_cursor', cursorMessage(checkedCursor.reason))) };
       }
-      from = checked.position;
+      from = checkedCursor.position;
+    }
+    // Only a call that passed every local check costs a token (DESIGN §7).
+    const limited = await this.rateLimits.acquire(tool.backend);
+    if (!limited.ok) {
+      return { answer: failure(tool.name, tool.backend, new RouterError('rate_limited', `rate limit: no token within ${limited.maxWaitMs} ms`)) };
     }
     let result: ToolResultLike;
     try {
       result = await this.backends.callTool(tool.backend, tool.name, args);
     } catch (err) {
-      return failure(tool.name, tool.backend, asRouterError(err));
+      return { answer: failure(tool.name, tool.backend, asRouterError(err)) };
     }
     if (result.isError === true) {
-      return failure(tool.name, tool.backend, new RouterError('backend_failed', backendErrorText(result)));
+      return { answer: failure(tool.name, tool.backend, new RouterError('backend_failed', backendErrorText(result))) };
     }
-    return this.bound({ tool: tool.name, server: tool.backend, status: 'ok' }, result, from, budget, envelope, binding);
+    return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(result), from, binding } };
   }
 
-  /**
-   * Cuts the result to the budget. The page is sized with room for a cursor, then the answer with
-   * the real cursor is measured; if it is still over, the page is re-cut with the overshoot removed.
-   */
-  private bound(
-    base: ReadAnswer,
-    raw: ToolResultLike,
-    from: Position | undefined,
-    budget: Budget,
-    envelope: Envelope,
-    binding: CursorBinding,
-  ): ReadAnswer {
-    const result = dedupeResult(raw);
-    let maxBytes = budget.maxBytes;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const limits = { maxBytes, maxItems: budget.maxItems };
-      const sizeOf = (candidate: ToolResultLike): number =>
-        byteLength(envelope(cutAnswer(base, candidate, budget, 'bytes', 'x'.repeat(CURSOR_RESERVE_CHARS), 0)));
-      const outcome = boundResult(result, limits, from, sizeOf);
-      if (!outcome.truncated) return { ...base, result: outcome.result };
-      const cursor =
-        outcome.next && outcome.resumable ? this.cursors.issue(binding, outcome.next) : undefined;
-      const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
-      const answer = cutAnswer(base, outcome.result, budget, reason, cursor, this.cursors.ttlSeconds);
-      const overshoot = byteLength(envelope(answer)) - budget.maxBytes;
-      if (overshoot <= 0 || maxBytes - overshoot < 1) return answer;
-      maxBytes -= overshoot;
-    }
-    return failure(base.tool, base.server, new RouterError('response_too_large', 'the result cannot be cut to fit the response budget'));
+  /** Cuts a page to its budget, issuing cursors bound to the page's call. */
+  private bound(page: Page, budget: Budget, envelope: Envelope): ReadAnswer {
+    return boundAnswer(page, budget, envelope, this.issuerFor(page)) ?? tooLarge(page);
+  }
+
+  private issuerFor(page: Page): CursorIssuer {
+    return { issue: (position: Position) => this.cursors.issue(page.binding, position), ttlSeconds: this.cursors.ttlSeconds };
   }
 
   private finish(entrypoint: Entrypoint, answer: ReadAnswer): ReadAnswer {
@@ -129,26 +150,17 @@ export class BatchService {
   }
 }
 
-function cutAnswer(
-  base: ReadAnswer,
-  result: ToolResultLike,
-  budget: Budget,
-  reason: Bounds['reason'],
-  cursor: string | undefined,
-  ttlSeconds: number,
-): ReadAnswer {
-  const bounds: Bounds = { reason, item_limit: budget.maxItems, byte_limit: budget.maxBytes, resumable: cursor !== undefined };
-  return {
-    ...base,
-    result,
-    truncated: true,
-    bounds,
-    ...(cursor !== undefined ? { next_cursor: cursor, cursor_expires_in_seconds: ttlSeconds } : {}),
-  };
+function tooLarge(page: PageToBound): ReadAnswer {
+  return failure(page.base.tool, page.base.server, new RouterError('response_too_large', 'the result cannot be cut to fit the response budget'));
 }
 
 function failure(tool: string, server: string | null, err: RouterError): ReadAnswer {
   return { tool, server, status: statusOf(err.code), error: err.message.slice(0, MAX_ERROR_CHARS) };
+}
+
+function nameOf(raw: unknown): string {
+  const name = raw !== null && typeof raw === 'object' ? (raw as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name.slice(0, 200) : '';
 }
 
 function asRouterError(err: unknown): RouterError {
@@ -180,8 +192,4 @@ function backendErrorText(result: ToolResultLike): string {
     .filter((t) => t !== '')
     .join('\n');
   return `backend error: ${text || 'the tool reported an error'}`;
-}
-
-function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
 }

@@ -12,7 +12,8 @@ export type RouterErrorCode =
   | 'backend_unavailable'
   | 'backend_timeout'
   | 'backend_failed'
-  | 'response_too_large';
+  | 'response_too_large'
+  | 'rate_limited';
 
 /** A local failure with a closed code. Messages never contain argument values. */
 export class RouterError extends Error {
@@ -37,6 +38,7 @@ export function statusOf(code: RouterErrorCode): Exclude<CallStatus, 'ok'> {
     case 'backend_timeout':
     case 'backend_failed':
     case 'response_too_large':
+    case 'rate_limited':
       return 'error';
   }
 }

@@ -48,7 +48,7 @@ test('a valid file with defaults and expanded secrets', () => {
   });
   assert.deepEqual(docs, {
     name: 'docs', transport: 'http', url: 'https://docs.internal/mcp', headers: { Authorization: 'Bearer t0k' },
-    required: false, timeoutMs: 5000, rateLimit: { ratePerSecond: 2, burst: 4, maxWaitMs: 10_000 },
+    required: false, timeoutMs: 5000, rateLimit: { ratePerSecond: 2, burst: 4 },
   });
   assert.deepEqual(config.policy.readOnly, { allow: ['files:list_*'], deny: ['files:read_secret*'] });
 });

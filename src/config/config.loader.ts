@@ -69,6 +69,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
       secret: settings.cursorSecret ? Buffer.from(settings.cursorSecret, 'utf8') : randomBytes(32),
     },
     logLevel: settings.logLevel,
+    lifecycle: { drainTimeoutMs: settings.drainTimeoutMs },
     ...config,
   };
 }
@@ -107,7 +108,7 @@ function buildConfig(
   return {
     backends,
     policy: { readOnly: { allow: file.policy?.readOnly?.allow ?? [], deny: file.policy?.readOnly?.deny ?? [] } },
-    rateLimit: rateLimitOf(file.rateLimit),
+    rateLimit: rateLimitOf(file.rateLimit, DEFAULT_MAX_WAIT_MS),
   };
 }
 
@@ -164,9 +165,11 @@ function stringMap(map: Record<string, unknown> | undefined, at: string, problem
   return out;
 }
 
-function rateLimitOf(dto: RateLimitDto | undefined): RateLimitSettings | undefined {
+/** A bucket's settings; `defaultMaxWaitMs` applies to the global bucket, a backend's inherits it. */
+function rateLimitOf(dto: RateLimitDto | undefined, defaultMaxWaitMs?: number): RateLimitSettings | undefined {
   if (!dto) return undefined;
-  return { ratePerSecond: dto.ratePerSecond, burst: dto.burst, maxWaitMs: dto.maxWaitMs ?? DEFAULT_MAX_WAIT_MS };
+  const maxWaitMs = dto.maxWaitMs ?? defaultMaxWaitMs;
+  return { ratePerSecond: dto.ratePerSecond, burst: dto.burst, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) };
 }
 
 /** Flattens class-validator's tree into `field.path: constraint message` lines. */

@@ -5,10 +5,12 @@ import {
   BUDGET_CONFIG,
   CURSOR_CONFIG,
   HTTP_CONFIG,
+  LIFECYCLE_CONFIG,
   POLICY_CONFIG,
   ROUTER_CONFIG,
 } from './config.tokens';
-import type { RouterConfig } from './config.types';
+import type { LifecycleConfig, RouterConfig } from './config.types';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
 
 /**
  * Reads the environment and the config file. The only place in the code base that reads
@@ -17,6 +19,8 @@ import type { RouterConfig } from './config.types';
 export function loadConfigFromEnvironment(): RouterConfig {
   return loadConfig(process.env);
 }
+
+const DEFAULT_LIFECYCLE: LifecycleConfig = { drainTimeoutMs: DEFAULT_DRAIN_TIMEOUT_MS };
 
 /** Provides the validated config and its slices. Global: every module reads config, none owns it. */
 @Global()
@@ -29,6 +33,7 @@ export class ConfigModule {
       { provide: CURSOR_CONFIG, useValue: config.cursor },
       { provide: BACKENDS_CONFIG, useValue: config.backends },
       { provide: POLICY_CONFIG, useValue: config.policy },
+      { provide: LIFECYCLE_CONFIG, useValue: config.lifecycle ?? DEFAULT_LIFECYCLE },
     ];
     return {
       module: ConfigModule,

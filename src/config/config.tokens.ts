@@ -5,3 +5,4 @@ export const BUDGET_CONFIG = Symbol('centralmcp-router:config:budgets');
 export const CURSOR_CONFIG = Symbol('centralmcp-router:config:cursor');
 export const BACKENDS_CONFIG = Symbol('centralmcp-router:config:backends');
 export const POLICY_CONFIG = Symbol('centralmcp-router:config:policy');
+export const LIFECYCLE_CONFIG = Symbol('centralmcp-router:config:lifecycle');

@@ -3,7 +3,8 @@
 export interface RateLimitSettings {
   ratePerSecond: number;
   burst: number;
-  maxWaitMs: number;
+  /** Longest wait for a token; a backend's own, else the global bucket's, else 10000 (DESIGN §7). */
+  maxWaitMs?: number;
 }
 
 interface BackendCommon {
@@ -68,6 +69,12 @@ export interface CursorConfig {
   secret: Buffer;
 }
 
+/** Graceful shutdown (SIGTERM): how long in-flight /mcp requests may take to finish. */
+export interface LifecycleConfig {
+  /** Deadline of the drain in milliseconds; after it the router closes whatever is still running. */
+  drainTimeoutMs: number;
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 export interface RouterConfig {
@@ -78,4 +85,9 @@ export interface RouterConfig {
   backends: BackendConfig[];
   policy: { readOnly: ReadOnlyPolicyConfig };
   rateLimit?: RateLimitSettings;
+  /**
+   * Optional so a config built in code (tests) gets the defaults; the loader always sets it.
+   * Read it through LIFECYCLE_CONFIG, never here.
+   */
+  lifecycle?: LifecycleConfig;
 }

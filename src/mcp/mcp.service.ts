@@ -9,7 +9,7 @@ import { errorMessage, parseIncoming, resultMessage, type RequestId } from './do
 import { guardRequest } from './domain/request-guard';
 import { toolError, toolResult, type ToolCallResult } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
-import { FIND_TOOL, INVOKE_READ_TOOL, PUBLISHED_TOOLS } from './published-tools';
+import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, PUBLISHED_TOOLS } from './published-tools';
 
 /** What the controller sends back: an HTTP status and, unless 202, a JSON body. */
 export interface HttpAnswer {
@@ -21,7 +21,8 @@ export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as co
 
 const INSTRUCTIONS =
   'This router fronts many MCP servers. Use find_tool to search their tools, then invoke_read_tool ' +
-  'with the exact name (and server) to call a read-only one.';
+  'with the exact name (and server) to call a read-only one, or invoke_read_tool_batch for up to 25 ' +
+  'read-only calls in one round trip.';
 
 /**
  * Stateless MCP over Streamable HTTP (spec 2025-06-18 "Transports"): each POST carries one
@@ -92,12 +93,17 @@ export class McpService {
         return toolResult({ hits }, false);
       }
       case INVOKE_READ_TOOL: {
-        const answer = await this.batch.read(args, 'invoke_read_tool', this.batch.singleBudget, singleEnvelope);
+        const answer = await this.batch.read(args, singleEnvelope);
         return toolResult(singleEnvelope(answer), answer.status !== 'ok');
+      }
+      case INVOKE_READ_TOOL_BATCH: {
+        const outcome = await this.batch.readBatch(args);
+        if ('rejected' in outcome) return toolError({ ok: false, error: outcome.rejected });
+        return toolResult({ ...outcome.response }, !outcome.response.ok);
       }
       default:
         // As the SDK's own server does: a tool error the client shows to the model (DESIGN §1).
-        return toolError({ ok: false, error: { code: 'unknown_tool', message: `This router publishes ${FIND_TOOL} and ${INVOKE_READ_TOOL} only` } });
+        return toolError({ ok: false, error: { code: 'unknown_tool', message: `This router publishes ${PUBLISHED_TOOLS.map((t) => t.name).join(', ')} only` } });
     }
   }
 }

@@ -4,6 +4,7 @@
  */
 export const FIND_TOOL = 'find_tool';
 export const INVOKE_READ_TOOL = 'invoke_read_tool';
+export const INVOKE_READ_TOOL_BATCH = 'invoke_read_tool_batch';
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
@@ -48,5 +49,40 @@ export const PUBLISHED_TOOLS = [
       additionalProperties: false,
     },
     annotations: { title: 'Call a read-only tool', ...readOnly },
+  },
+  {
+    name: INVOKE_READ_TOOL_BATCH,
+    title: 'Call several read-only tools',
+    description:
+      'Up to 25 read-only calls in one round trip, run one after another in order. Answers one result ' +
+      'per call, in order, each with its `id` (default: its index) and `status`; one call failing never ' +
+      'stops the others. `ok` is true only when every call succeeded; `failed_ids` lists the rest. A cut ' +
+      'result carries `next_cursor`: pass it as that call\'s `cursor` (same name and arguments) to continue.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        calls: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 25,
+          description: 'The calls, 1..25.',
+          items: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 200, description: 'Exact tool name from find_tool.' },
+              server: { type: 'string', description: 'Backend name from find_tool, when several share the name.' },
+              arguments: { type: 'object', additionalProperties: true, description: "The tool's arguments (at most 20,000 bytes, 8 levels)." },
+              id: { type: 'string', minLength: 1, maxLength: 100, description: 'Your label for this call; unique in the batch.' },
+              cursor: { type: 'string', description: 'A next_cursor from an earlier cut result of the same call.' },
+            },
+            required: ['name'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['calls'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Call several read-only tools', ...readOnly },
   },
 ] as const;

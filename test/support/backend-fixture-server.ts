@@ -22,6 +22,8 @@ const tools = [
   { name: 'grandchild', description: 'starts a long-lived grandchild and answers its pid', inputSchema: schema },
   { name: 'env', description: 'answers the names of its environment variables', inputSchema: schema },
   { name: 'add_tool', description: 'adds a tool and notifies tools/list_changed', inputSchema: schema },
+  { name: 'structured', description: 'answers structured content holding an `error: null` key', inputSchema: schema, annotations: { readOnlyHint: true } },
+  { name: 'failing', description: 'answers a tool error (isError: true)', inputSchema: schema, annotations: { readOnlyHint: true } },
 ];
 const PAGE_SIZE = 4;
 
@@ -55,6 +57,14 @@ function call(id: Id, name: string, args: Record<string, unknown>): void {
     }
     case 'env':
       answer(id, text(JSON.stringify(Object.keys(process.env).sort())));
+      return;
+    case 'structured': {
+      const data = { error: null, value: 42 };
+      answer(id, { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
+      return;
+    }
+    case 'failing':
+      answer(id, { ...text('the fixture failed on purpose'), isError: true });
       return;
     case 'add_tool':
       tools.push({ name: `added_${tools.length}`, description: 'added at run time', inputSchema: schema });

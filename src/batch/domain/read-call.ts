@@ -10,7 +10,8 @@ export const MAX_NAME_CHARS = 200;
 export const MAX_ARGUMENT_BYTES = 20_000;
 export const MAX_ARGUMENT_DEPTH = 8;
 export const MAX_CURSOR_CHARS = 4096;
-const MAX_SERVER_CHARS = 63;
+/** Backend names are at most 63 characters (DESIGN §3), so an answer's `server` never is longer. */
+export const MAX_SERVER_CHARS = 63;
 
 const CALL_FIELDS = new Set(['name', 'server', 'arguments', 'cursor']);
 

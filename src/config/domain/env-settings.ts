@@ -3,6 +3,8 @@ import type { LogLevel } from '../config.types';
 type Env = Readonly<Record<string, string | undefined>>;
 
 const PREFIX = 'CENTRALMCP_ROUTER_';
+/** Default drain deadline at SIGTERM, below Kubernetes' default 30 s grace period. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
 /** Settings that come from the environment rather than the file (DESIGN §3 table). */
@@ -19,6 +21,7 @@ export interface EnvSettings {
   allowedHosts: string[];
   allowedOrigins: string[];
   logLevel: LogLevel;
+  drainTimeoutMs: number;
 }
 
 /**
@@ -60,5 +63,7 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
     allowedHosts: list('ALLOWED_HOSTS'),
     allowedOrigins: list('ALLOWED_ORIGINS'),
     logLevel: LOG_LEVELS.includes(logLevel) ? logLevel : 'info',
+    // Two minutes is past any sane terminationGracePeriodSeconds; a longer drain would be killed anyway.
+    drainTimeoutMs: int('DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0, 120_000),
   };
 }

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import fc from 'fast-check';
+import { CALL_STATUSES, type CallStatus } from '../../common/call-status';
+import { dedupeResult, type ToolResultLike } from '../../cursor/domain/bounding';
+import type { ReadAnswer } from '../batch.types';
+import { draftItem, type CursorIssuer } from './bound-answer';
+import { byteLength, finishBatch, skeletonBytes, skeletonItemBytes, type ItemDraft } from './batch-response';
+import { MAX_SERVER_CHARS } from './read-call';
+
+/**
+ * DESIGN §5 as a property: for random batches and budgets, the whole serialized answer is within
+ * the budget, has one item per call in order, and its counts and failure lists agree with the
+ * statuses. Drives the same pure pieces the BatchService composes.
+ */
+
+const issuer: CursorIssuer = { issue: (p) => 'c1.' + Buffer.from(JSON.stringify(p)).toString('base64url') + '.' + 's'.repeat(43), ttlSeconds: 900 };
+const tooLarge = (): ReadAnswer => ({ tool: 't', server: 's', status: 'error', error: 'the result cannot be cut to fit the response budget' });
+
+const text = (max: number) => fc.string({ unit: fc.constantFrom('a', 'é', '✓', '"', '\\', '\n', '\u0001', '😀', ' ', 'z'), maxLength: max });
+/** Text of up to `max` code units, built from a random seed so sizes reach the budgets. */
+const longText = (max: number) => fc.tuple(text(40), fc.noBias(fc.integer({ min: 0, max }))).map(([seed, n]) => (seed || 'a').repeat(Math.ceil(n / (seed.length || 1))).slice(0, n));
+const result: fc.Arbitrary<ToolResultLike> = fc.oneof(
+  longText(200_000).map((t): ToolResultLike => ({ content: [{ type: 'text', text: t }], structuredContent: { content: t } })),
+  fc
+    .tuple(fc.array(fc.record({ name: text(40), size: fc.nat() }), { maxLength: 20 }), fc.integer({ min: 0, max: 4000 }))
+    .map(([items, n]): ToolResultLike => ({ content: [], structuredContent: { items: Array.from({ length: n }, (_, i) => items[i % Math.max(1, items.length)] ?? i) } })),
+  fc.array(longText(20_000), { maxLength: 40 }).map((blocks): ToolResultLike => ({ content: blocks.map((t) => ({ type: 'text', text: t })) })),
+  fc.constant<ToolResultLike>({ content: [] }),
+);
+const entry = fc.record({
+  id: fc.option(fc.string({ unit: fc.constantFrom('a', 'b', '"', '✓', '\\', '9'), minLength: 1, maxLength: 100 }), { nil: undefined }),
+  name: fc.string({ unit: fc.constantFrom('r', 'e', 'a', 'd', '_', '"', 'é'), minLength: 1, maxLength: 200 }),
+  // Mostly successes, so that results fill the budget, with every other status mixed in.
+  status: fc.oneof({ arbitrary: fc.constant<CallStatus>('ok'), weight: 4 }, { arbitrary: fc.constantFrom<CallStatus>(...CALL_STATUSES), weight: 2 }),
+  result,
+  error: text(500),
+});
+
+let largestRatio = 0;
+after(() => console.log(`batch property: largest answer ${(largestRatio * 100).toFixed(2)}% of its budget`));
+
+test('every batch answer is within budget, complete, ordered and consistent', () => {
+  fc.assert(
+    fc.property(fc.array(entry, { minLength: 1, maxLength: 25, size: 'max' }), fc.integer({ min: 65_536, max: 300_000 }), (raw, budget) => {
+      const entries = raw.map((e, index) => ({ ...e, index, id: e.id === undefined ? `${index}+${index}` : `${e.id}#${index}` }));
+      const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
+      const drafts: ItemDraft[] = entries.map((e) => {
+        const base = { tool: e.name, server: 'files', status: e.status };
+        if (e.status !== 'ok') return { item: { index: e.index, id: e.id, ...base, error: e.error } };
+        const itemBudget = { maxBytes: skeletonItemBytes(e, MAX_SERVER_CHARS) + share, maxItems: 200 };
+        return draftItem(e, { base, result: dedupeResult(e.result) }, itemBudget, issuer, tooLarge);
+      });
+      const response = finishBatch(drafts, budget);
+      const size = byteLength(response);
+      largestRatio = Math.max(largestRatio, size / budget);
+      assert.ok(size <= budget, `${size} > ${budget}`);
+      // The JSON text copy in `content` is this same serialization, so it is within the budget too.
+      assert.equal(response.results.length, entries.length);
+      response.results.forEach((item, i) => {
+        assert.equal(item.index, i);
+        assert.equal(item.id, entries[i].id);
+        assert.ok(!(item.result !== undefined && item.error !== undefined), 'never both result and error');
+        assert.ok((item.error ?? '').length <= 500);
+      });
+      const failed = response.results.filter((r) => r.status !== 'ok');
+      assert.deepEqual(response.failed_ids, failed.map((r) => r.id));
+      assert.deepEqual(response.failed_indexes, failed.map((r) => r.index));
+      assert.deepEqual(response.counts, { total: entries.length, succeeded: entries.length - failed.length, failed: failed.length });
+      assert.equal(response.ok, failed.length === 0);
+      assert.equal(response.truncated, response.results.some((r) => r.truncated === true));
+    }),
+    { numRuns: 60, seed: 20261130 },
+  );
+});
+
+test('25 ids of 100 characters, 25 huge results at the smallest budget still fit, no item dropped', () => {
+  const huge = 'x"\\'.repeat(100_000);
+  const entries = Array.from({ length: 25 }, (_, index) => ({ index, id: `${'i'.repeat(97)}${String(index).padStart(3, '0')}`, name: 'n'.repeat(200) }));
+  const budget = 65_536;
+  const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
+  const drafts = entries.map((e) =>
+    draftItem(e, { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } }, { maxBytes: skeletonItemBytes(e, MAX_SERVER_CHARS) + share, maxItems: 200 }, issuer, tooLarge),
+  );
+  const response = finishBatch(drafts, budget);
+  assert.ok(byteLength(response) <= budget, `${byteLength(response)}`);
+  assert.equal(response.results.length, 25);
+  assert.ok(response.results.every((r) => r.status === 'ok' && r.truncated === true && typeof r.next_cursor === 'string'));
+  assert.equal(response.truncated, true);
+});
+
+test('25 long, heavily escaped errors are shortened only as a last resort', () => {
+  const entries = Array.from({ length: 25 }, (_, index) => ({ index, id: String(index), name: 't' }));
+  const error = '\u0001'.repeat(500); // 3,000 bytes each once JSON-escaped
+  const drafts: ItemDraft[] = entries.map((e) => ({ item: { index: e.index, id: e.id, tool: 't', server: null, status: 'error', error } }));
+  const roomy = finishBatch(drafts, 300_000);
+  assert.equal(roomy.truncated, false);
+  const tight = finishBatch(drafts, 65_536);
+  assert.ok(byteLength(tight) <= 65_536);
+  assert.equal(tight.results.length, 25);
+  assert.equal(tight.truncated, true);
+});

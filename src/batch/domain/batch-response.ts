@@ -1,0 +1,116 @@
+import type { ReadAnswer } from '../batch.types';
+
+/** One entry of a batch answer (DESIGN §5). */
+export interface BatchItem extends ReadAnswer {
+  index: number;
+  id: string;
+  /** The result was dropped as a last resort to keep the whole answer within its budget. */
+  result_truncated?: true;
+}
+
+/** The whole batch answer, in `structuredContent` and as JSON text in `content`. */
+export interface BatchResponse {
+  ok: boolean;
+  results: BatchItem[];
+  counts: { total: number; succeeded: number; failed: number };
+  failed_ids: string[];
+  failed_indexes: number[];
+  truncated: boolean;
+}
+
+/** An item as dispatched, with what is needed to cut it further if the whole is still over. */
+export interface ItemDraft {
+  item: BatchItem;
+  /** Re-cuts this item's result so that the item serializes to at most `maxBytes`. */
+  recut?: (maxBytes: number) => BatchItem;
+  /** A cursor that fetches this item's page again, for when its result must be dropped. */
+  restartCursor?: () => string | undefined;
+}
+
+/** The longest status, so the skeleton never underestimates an item (DESIGN §5 statuses). */
+const LONGEST_STATUS = 'invalid_cursor';
+/** Errors are first shortened to this, then emptied, when nothing else is left to cut. */
+const SHORT_ERROR_CHARS = 100;
+
+/**
+ * The size of the batch answer with every result empty: ids, names, statuses and the envelope
+ * with every entry counted as failed (the longest case). DESIGN §5: each entry's share is
+ * (budget − this) / entries.
+ */
+export function skeletonBytes(entries: readonly { index: number; id: string; name: string }[], serverChars: number): number {
+  return byteLength(assemble(entries.map((e) => skeletonItem(e, serverChars))));
+}
+
+/** One entry's part of the skeleton: what its item costs before any result is added. */
+export function skeletonItemBytes(entry: { index: number; id: string; name: string }, serverChars: number): number {
+  return byteLength(skeletonItem(entry, serverChars));
+}
+
+function skeletonItem(entry: { index: number; id: string; name: string }, serverChars: number): BatchItem {
+  return { index: entry.index, id: entry.id, tool: entry.name, server: 'x'.repeat(serverChars), status: LONGEST_STATUS, result: { content: [] } };
+}
+
+/**
+ * Puts the items together and makes the whole serialized answer fit `budget` bytes (DESIGN §5):
+ * results are cut further from the end, then dropped (`result_truncated`, with a cursor that
+ * fetches the page again), then long errors are shortened. `truncated` is true when anything
+ * anywhere was cut. Items are never dropped and keep their order.
+ */
+export function finishBatch(drafts: readonly ItemDraft[], budget: number): BatchResponse {
+  const items = drafts.map((d) => d.item);
+  let response = assemble(items);
+  let over = byteLength(response) - budget;
+  for (let i = items.length - 1; i >= 0 && over > 0; i--) {
+    const recut = drafts[i].recut;
+    if (!recut || items[i].result === undefined) continue;
+    const target = byteLength(items[i]) - over;
+    if (target <= 0) continue;
+    items[i] = recut(target);
+    response = assemble(items);
+    over = byteLength(response) - budget;
+  }
+  for (let i = items.length - 1; i >= 0 && over > 0; i--) {
+    if (items[i].result === undefined) continue;
+    items[i] = dropResult(items[i], drafts[i].restartCursor?.());
+    response = assemble(items);
+    over = byteLength(response) - budget;
+  }
+  for (const limit of [SHORT_ERROR_CHARS, 0]) {
+    for (let i = items.length - 1; i >= 0 && over > 0; i--) {
+      const error = items[i].error;
+      if (error === undefined || error.length <= limit) continue;
+      items[i] = { ...items[i], error: limit === 0 ? '' : `${error.slice(0, limit - 1)}…`, truncated: true };
+      response = assemble(items);
+      over = byteLength(response) - budget;
+    }
+  }
+  return response;
+}
+
+function dropResult(item: BatchItem, cursor: string | undefined): BatchItem {
+  const { result: _dropped, next_cursor: _next, cursor_expires_in_seconds: _ttl, bounds, ...rest } = item;
+  return {
+    ...rest,
+    truncated: true,
+    result_truncated: true,
+    ...(bounds ? { bounds: { ...bounds, resumable: cursor !== undefined } } : {}),
+    ...(cursor !== undefined ? { next_cursor: cursor } : {}),
+  };
+}
+
+/** Builds the envelope: `ok`, counts and failure lists always agree with the items' statuses. */
+export function assemble(items: BatchItem[]): BatchResponse {
+  const failed = items.filter((item) => item.status !== 'ok');
+  return {
+    ok: failed.length === 0,
+    results: items,
+    counts: { total: items.length, succeeded: items.length - failed.length, failed: failed.length },
+    failed_ids: failed.map((item) => item.id),
+    failed_indexes: failed.map((item) => item.index),
+    truncated: items.some((item) => item.truncated === true),
+  };
+}
+
+export function byteLength(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}

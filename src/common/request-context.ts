@@ -1,0 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What the router knows about the HTTP request a piece of work belongs to. */
+export interface RequestContext {
+  /** Correlation id: the caller's `x-request-id` when it is sane, else generated. */
+  readonly requestId: string;
+}
+
+/** The header a correlation id arrives in and is echoed back in. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/**
+ * The request each async continuation belongs to. One process-wide store is the point of
+ * AsyncLocalStorage (it follows awaits, not objects), so this is the one module-level instance;
+ * the logger reads it, and nothing writes it but the request hook.
+ */
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/** The correlation id of the request being served, if any. */
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+/**
+ * A caller-supplied id is kept only when it is a short token (letters, digits, `._:-`, at most
+ * 128 characters): it lands in every log line of the request, so nothing that could forge a log
+ * field, carry a secret-sized payload or break a log query gets through.
+ */
+const SANE_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** The incoming header's value when it is usable as a correlation id. */
+export function saneRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : undefined;
+}

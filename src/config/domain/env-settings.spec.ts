@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_DRAIN_TIMEOUT_MS, readEnvSettings } from './env-settings';
+
+function read(env: Record<string, string>): { drainTimeoutMs: number; problems: string[] } {
+  const problems: string[] = [];
+  const { drainTimeoutMs } = readEnvSettings(env, problems);
+  return { drainTimeoutMs, problems };
+}
+
+test('the drain deadline defaults to 10 s', () => {
+  assert.deepEqual(read({}), { drainTimeoutMs: DEFAULT_DRAIN_TIMEOUT_MS, problems: [] });
+  assert.equal(DEFAULT_DRAIN_TIMEOUT_MS, 10_000);
+});
+
+test('the drain deadline accepts 0..120000 and names the variable otherwise', () => {
+  assert.deepEqual(read({ CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '0' }), { drainTimeoutMs: 0, problems: [] });
+  assert.deepEqual(read({ CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '120000' }), { drainTimeoutMs: 120_000, problems: [] });
+  for (const bad of ['-1', '120001', '2.5', 'ten']) {
+    const { problems } = read({ CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: bad });
+    assert.deepEqual(problems, ['CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: must be an integer from 0 to 120000'], bad);
+  }
+});

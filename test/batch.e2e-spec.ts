@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
+import { callTool, everythingBackend, filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+
+const BATCH = 'invoke_read_tool_batch';
+
+describe('invoke_read_tool_batch over real backends', () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'a.txt'), 'alpha');
+  writeFileSync(join(dir, 'big.txt'), 'line of text with "quotes" and ✓\n'.repeat(10_000));
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    router = await startRouter(
+      testConfig(
+        [filesBackend(dir), memoryBackend(join(tempDir(), 'm.jsonl')), everythingBackend(), stdioBackend('fixture', SERVER_ENTRIES.fixture, [])],
+        { budgets: { responseMaxBytes: 200_000, responseMaxItems: 200, batchResponseMaxBytes: 65_536 } },
+      ),
+    );
+    client = await router.connect();
+  });
+  after(async () => router.close());
+
+  const batch = (calls: unknown) => callTool(client, BATCH, { calls });
+
+  test('is published, annotated read-only', async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === BATCH);
+    assert.equal(tool?.annotations?.readOnlyHint, true);
+  });
+
+  test('answers one result per call, in order, with every status, and never writes', async () => {
+    const target = join(dir, 'written.txt');
+    const { isError, data } = await batch([
+      { id: 'alpha', name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') } },
+      { name: 'write_file', arguments: { path: target, content: 'no' } },
+      { name: 'no_such_tool' },
+      { name: 'read_graph', server: 'memory', surprise: true },
+      { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') }, cursor: 'forged' },
+      { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'missing.txt') } },
+      { id: 'sum', name: 'get-sum', arguments: { a: 1, b: 2 } },
+      { name: 'read_graph' },
+    ]);
+    assert.equal(isError, true, 'not every call succeeded');
+    assert.equal(data.ok, false);
+    assert.deepEqual(
+      data.results.map((r: { index: number; id: string; status: string }) => [r.index, r.id, r.status]),
+      [
+        [0, 'alpha', 'ok'],
+        [1, '1', 'blocked'],
+        [2, '2', 'unknown_tool'],
+        [3, '3', 'invalid_call'],
+        [4, '4', 'invalid_cursor'],
+        [5, '5', 'error'],
+        [6, 'sum', 'ok'],
+        [7, '7', 'ok'],
+      ],
+    );
+    assert.deepEqual(data.counts, { total: 8, succeeded: 3, failed: 5 });
+    assert.deepEqual(data.failed_ids, ['1', '2', '3', '4', '5']);
+    assert.deepEqual(data.failed_indexes, [1, 2, 3, 4, 5]);
+    assert.equal(data.truncated, false);
+    for (const r of data.results) assert.ok((r.result === undefined) !== (r.error === undefined), 'exactly one of result and error');
+    assert.ok(JSON.stringify(data.results[0].result).includes('alpha'));
+    assert.ok(JSON.stringify(data.results[6].result).includes('3'));
+    assert.equal(existsSync(target), false);
+  });
+
+  test('whole-batch rejections are tool errors with a code, before any dispatch', async () => {
+    const cases: [unknown, string][] = [
+      [undefined, 'invalid_batch'],
+      ['read_graph', 'invalid_batch'],
+      [[], 'invalid_batch'],
+      [Array.from({ length: 26 }, () => ({ name: 'read_graph' })), 'too_many_calls'],
+      [[{ name: 'read_graph' }, { id: '0', name: 'read_graph' }], 'duplicate_id'],
+      [[{ id: 'x', name: 'read_graph' }, { id: 'x', name: 'read_graph' }], 'duplicate_id'],
+    ];
+    for (const [calls, code] of cases) {
+      const { isError, data } = await callTool(client, BATCH, calls === undefined ? {} : { calls });
+      assert.equal(isError, true, code);
+      assert.equal(data.ok, false);
+      assert.equal(data.error.code, code);
+      assert.equal(typeof data.error.message, 'string');
+      assert.equal(data.results, undefined);
+    }
+  });
+
+  test('defect 2: a result holding an `error: null` key is a success; isError results are errors', async () => {
+    const { data } = await batch([{ name: 'structured' }, { name: 'failing' }]);
+    assert.equal(data.results[0].status, 'ok');
+    assert.deepEqual(data.results[0].result.structuredContent, { error: null, value: 42 });
+    assert.equal(data.results[1].status, 'error');
+    assert.match(data.results[1].error, /failed on purpose/);
+    assert.deepEqual(data.failed_ids, ['1']);
+  });
+
+  test('defect 9: malformed entries are invalid_call, the others run, and no value is echoed', async () => {
+    const canary = 'canary-5ecret';
+    let deep: Record<string, unknown> = { v: canary };
+    for (let i = 0; i < 9; i++) deep = { d: deep };
+    const calls = [
+      { name: 'read_graph', extra: canary },
+      { name: 42 },
+      { id: canary.repeat(10), name: 'read_graph' },
+      { name: canary.repeat(20) + 'x' },
+      { name: 'read_text_file', arguments: { path: canary.repeat(2000) } },
+      { name: 'read_graph', arguments: deep },
+      { name: 'read_graph', arguments: [canary] },
+      canary,
+      { name: 'read_graph' },
+    ];
+    const { data } = await batch(calls);
+    assert.deepEqual(
+      data.results.map((r: { status: string }) => r.status),
+      ['invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'ok'],
+    );
+    assert.equal(data.results[2].id, '2', 'a malformed id answers under its index');
+    for (const r of data.results.slice(0, 8)) assert.ok(!String(r.error).includes(canary), r.error);
+    const errors = data.results.map((r: { error?: string }) => r.error ?? '').join('\n');
+    assert.match(errors, /unknown field/);
+    assert.match(errors, /1\.\.100/);
+    assert.match(errors, /1\.\.200/);
+    assert.match(errors, /20000 bytes/);
+    assert.match(errors, /8 levels/);
+  });
+
+  test('the single call shares the argument bounds (defect 11)', async () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 9; i++) deep = { d: deep };
+    const { data } = await callTool(client, 'invoke_read_tool', { name: 'read_graph', arguments: deep });
+    assert.equal(data.status, 'invalid_call');
+  });
+
+  test('25 big reads with ids of 100 characters stay within the batch budget, each resumable', async () => {
+    const calls = Array.from({ length: 25 }, (_, i) => ({
+      id: `${'i'.repeat(97)}${String(i).padStart(3, '0')}`,
+      name: 'read_text_file',
+      server: 'files',
+      arguments: { path: join(dir, 'big.txt') },
+    }));
+    const result = await client.callTool({ name: BATCH, arguments: { calls } });
+    const data = result.structuredContent as Record<string, any>;
+    const size = Buffer.byteLength(JSON.stringify(data));
+    assert.ok(size <= 65_536, `${size} bytes`);
+    assert.ok(Buffer.byteLength((result.content as { text: string }[])[0].text) <= 65_536);
+    assert.equal(data.results.length, 25);
+    assert.equal(data.truncated, true);
+    assert.equal(data.ok, true);
+    for (const r of data.results) {
+      assert.equal(r.status, 'ok');
+      assert.equal(r.truncated, true);
+      assert.equal(typeof r.next_cursor, 'string');
+    }
+    // A cursor from the batch resumes the same read, in a batch or in a single call.
+    const next = await callTool(client, 'invoke_read_tool', {
+      name: 'read_text_file',
+      server: 'files',
+      arguments: { path: join(dir, 'big.txt') },
+      cursor: data.results[3].next_cursor,
+    });
+    assert.equal(next.data.status, 'ok');
+    const first: string = data.results[3].result.structuredContent.content;
+    const second: string = next.data.result.structuredContent.content;
+    assert.equal(first + second, 'line of text with "quotes" and ✓\n'.repeat(10_000).slice(0, first.length + second.length));
+  });
+});
+
+describe('rate limits per backend call (DESIGN §7)', () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'a.txt'), 'alpha');
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    router = await startRouter(
+      testConfig([
+        filesBackend(dir, { rateLimit: { ratePerSecond: 5, burst: 5 } }),
+        filesBackend(dir, { name: 'free' }),
+        filesBackend(dir, { name: 'strict', rateLimit: { ratePerSecond: 1, burst: 1, maxWaitMs: 100 } }),
+      ]),
+    );
+    client = await router.connect();
+  });
+  after(async () => router.close());
+
+  const reads = (server: string, n: number) =>
+    Array.from({ length: n }, () => ({ name: 'read_text_file', server, arguments: { path: join(dir, 'a.txt') } }));
+
+  test('25 reads on a backend limited to 5/s take at least 4 s and all succeed; unlimited is fast', async () => {
+    let started = Date.now();
+    const limited = await callTool(client, BATCH, { calls: reads('files', 25) });
+    const limitedMs = Date.now() - started;
+    assert.equal(limited.data.counts.succeeded, 25);
+    assert.ok(limitedMs >= 3_900, `${limitedMs} ms`);
+    started = Date.now();
+    const free = await callTool(client, BATCH, { calls: reads('free', 25) });
+    const freeMs = Date.now() - started;
+    assert.equal(free.data.counts.succeeded, 25);
+    assert.ok(freeMs < limitedMs / 2, `${freeMs} ms unlimited vs ${limitedMs} ms limited`);
+    console.log(`rate-limited batch of 25 at 5/s: ${limitedMs} ms; unlimited: ${freeMs} ms`);
+  });
+
+  test('a wait longer than maxWaitMs fails that call at once with error; refusals cost no token', async () => {
+    const started = Date.now();
+    const { data } = await callTool(client, BATCH, {
+      calls: [{ name: 'write_file', server: 'strict', arguments: { path: join(dir, 'x'), content: 'x' } }, { name: 'nope', server: 'strict' }, ...reads('strict', 3)],
+    });
+    assert.deepEqual(
+      data.results.map((r: { status: string }) => r.status),
+      ['blocked', 'unknown_tool', 'ok', 'error', 'error'],
+    );
+    assert.match(data.results[3].error, /rate limit: no token within 100 ms/);
+    assert.ok(Date.now() - started < 1_000, 'failed at once instead of sleeping');
+  });
+});
