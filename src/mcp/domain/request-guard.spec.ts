@@ -21,6 +21,17 @@ test('a present Origin must be in the allow-list, `null` included', () => {
   assert.doesNotThrow(() => guardRequest({ host: 'localhost', origin: 'https://app.example' }, allowed));
 });
 
+test('on a loopback address, loopback origins pass; look-alikes do not', () => {
+  for (const origin of ['http://localhost:3000', 'http://127.0.0.1:8010', 'https://[::1]', 'http://LOCALHOST']) {
+    assert.doesNotThrow(() => guardRequest({ host: 'localhost', origin }, loopback), origin);
+  }
+  for (const origin of ['http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'file://', 'http://localhost:3000/path']) {
+    assert.throws(() => guardRequest({ host: 'localhost', origin }, loopback), { code: 'forbidden_origin' }, origin);
+  }
+  const cluster = { listenHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] };
+  assert.throws(() => guardRequest({ host: 'router', origin: 'http://localhost:3000' }, cluster), { code: 'forbidden_origin' });
+});
+
 test('elsewhere any Host passes unless a list is set', () => {
   const cluster = { listenHost: '0.0.0.0', allowedHosts: [], allowedOrigins: [] };
   assert.doesNotThrow(() => guardRequest({ host: 'router.ns.svc:8010' }, cluster));
