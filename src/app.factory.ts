@@ -1,8 +1,12 @@
-import { ConsoleLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
+import type { LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import type { LogLevel, RouterConfig } from './config/config.types';
+import { CorrelatedLogger } from './lifecycle/correlated-logger';
+import { registerRequestContext } from './lifecycle/request-context.hook';
+import { registerHttpMetrics } from './metrics/http-metrics.hook';
+import { MetricsService } from './metrics/metrics.service';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
@@ -12,16 +16,23 @@ export function nestLevels(level: LogLevel): NestLogLevel[] {
 }
 
 /**
- * Builds the router application: Fastify (about 3x Express's requests/s here), JSON logs, the body
- * limit, and /mcp bodies kept as text so a malformed body becomes a JSON-RPC parse error rather
- * than a framework 400 page.
+ * Builds the router application: Fastify (about 3x Express's requests/s here), JSON logs with a
+ * correlation id per request, HTTP metrics, the body limit, and /mcp bodies kept as text so a
+ * malformed body becomes a JSON-RPC parse error rather than a framework 400 page.
+ *
+ * No `enableShutdownHooks()`: main.ts owns SIGTERM/SIGINT (drain first, then `app.close()`, which
+ * still runs every shutdown hook). Nest's own signal listeners would close the app at once and
+ * race the drain.
  */
 export async function createApp(config: RouterConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes });
   adapter.getInstance().removeContentTypeParser(['application/json']);
   adapter.getInstance().addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  const logger = new ConsoleLogger({ json: true, logLevels: nestLevels(config.logLevel), colors: false });
+  const logger = new CorrelatedLogger({ json: true, logLevels: nestLevels(config.logLevel), colors: false });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { logger, bodyParser: false });
-  app.enableShutdownHooks();
+  // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
+  // controller. Added before listen(), so they apply to every route.
+  registerRequestContext(adapter.getInstance());
+  registerHttpMetrics(adapter.getInstance(), app.get(MetricsService));
   return app;
 }

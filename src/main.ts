@@ -1,8 +1,16 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
+import { LifecycleService } from './lifecycle/lifecycle.service';
+
+/**
+ * Bound of `app.close()` after the drain: closing backends waits for every stdio process group to
+ * exit, which the backends' own escalation to SIGKILL keeps short; this only guards against a hang.
+ */
+const CLOSE_TIMEOUT_MS = 15_000;
 
 async function main(): Promise<void> {
   let config;
@@ -15,8 +23,48 @@ async function main(): Promise<void> {
     process.exit(78);
   }
   const app = await createApp(config);
+  handleShutdownSignals(app);
   await app.listen(config.http.port, config.http.host);
   new Logger('Main').log({ msg: 'router listening', url: `${await app.getUrl()}/mcp`, startupMs: Math.round(process.uptime() * 1000) });
+}
+
+/**
+ * SIGTERM (Kubernetes) or SIGINT (a terminal): readiness fails and new /mcp requests are refused
+ * at once, in-flight requests finish up to the drain deadline, then `app.close()` runs every
+ * shutdown hook (the backends' kills every stdio process group) and the process exits 0. A second
+ * signal while shutting down exits at once; the `exit` hook still kills the backends' groups.
+ */
+function handleShutdownSignals(app: NestFastifyApplication): void {
+  const logger = new Logger('Main');
+  let shuttingDown = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      logger.warn({ msg: 'second signal: exiting now', signal });
+      process.exit(1);
+    }
+    shuttingDown = true;
+    logger.log({ msg: 'shutting down', signal });
+    void shutDown(app, logger);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+async function shutDown(app: NestFastifyApplication, logger: Logger): Promise<void> {
+  try {
+    await app.get(LifecycleService).drain();
+    const closeGuard = setTimeout(() => {
+      logger.error({ msg: 'close did not finish in time: exiting', closeTimeoutMs: CLOSE_TIMEOUT_MS });
+      process.exit(1);
+    }, CLOSE_TIMEOUT_MS);
+    await app.close();
+    clearTimeout(closeGuard);
+    logger.log({ msg: 'stopped' });
+    process.exit(0);
+  } catch (err) {
+    logger.error({ msg: 'shutdown failed', error: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
 }
 
 void main();

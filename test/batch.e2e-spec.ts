@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
+import { deltas, scrapeMetrics } from './support/metrics';
 import { callTool, everythingBackend, filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
 const BATCH = 'invoke_read_tool_batch';
@@ -35,6 +36,7 @@ describe('invoke_read_tool_batch over real backends', () => {
 
   test('answers one result per call, in order, with every status, and never writes', async () => {
     const target = join(dir, 'written.txt');
+    const before = await scrapeMetrics(router);
     const { isError, data } = await batch([
       { id: 'alpha', name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') } },
       { name: 'write_file', arguments: { path: target, content: 'no' } },
@@ -68,6 +70,29 @@ describe('invoke_read_tool_batch over real backends', () => {
     assert.ok(JSON.stringify(data.results[0].result).includes('alpha'));
     assert.ok(JSON.stringify(data.results[6].result).includes('3'));
     assert.equal(existsSync(target), false);
+    // Defect 12: every entry is counted by its backend and status, exactly once.
+    const after = await scrapeMetrics(router);
+    assert.deepEqual(deltas(before, after, 'centralmcp_router_calls_total'), {
+      'centralmcp_router_calls_total{entrypoint="batch",backend="files",status="ok"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="files",status="blocked"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="none",status="unknown_tool"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="none",status="invalid_call"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="files",status="invalid_cursor"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="files",status="error"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="everything",status="ok"}': 1,
+      'centralmcp_router_calls_total{entrypoint="batch",backend="memory",status="ok"}': 1,
+    });
+    assert.deepEqual(deltas(before, after, 'centralmcp_router_batches_total'), { 'centralmcp_router_batches_total{outcome="partial"}': 1 });
+    assert.deepEqual(deltas(before, after, 'centralmcp_router_cursor_rejections_total'), {
+      'centralmcp_router_cursor_rejections_total{reason="malformed"}': 1,
+    });
+    const backendCalls = deltas(before, after, 'centralmcp_router_backend_call_duration_seconds_count');
+    assert.deepEqual(backendCalls, {
+      'centralmcp_router_backend_call_duration_seconds_count{backend="files",status="ok"}': 1,
+      'centralmcp_router_backend_call_duration_seconds_count{backend="files",status="error"}': 1,
+      'centralmcp_router_backend_call_duration_seconds_count{backend="everything",status="ok"}': 1,
+      'centralmcp_router_backend_call_duration_seconds_count{backend="memory",status="ok"}': 1,
+    });
   });
 
   test('whole-batch rejections are tool errors with a code, before any dispatch', async () => {

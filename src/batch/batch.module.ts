@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { BackendsModule } from '../backends/backends.module';
 import { CursorModule } from '../cursor/cursor.module';
 import { GateModule } from '../gate/gate.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
 import { BatchService } from './batch.service';
 import { FindToolService } from './find-tool.service';
 
 @Module({
-  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule],
+  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule],
   providers: [BatchService, FindToolService],
   exports: [BatchService, FindToolService],
 })

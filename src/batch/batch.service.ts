@@ -8,7 +8,8 @@ import { CursorService, type CursorBinding } from '../cursor/cursor.service';
 import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { GateService } from '../gate/gate.service';
-import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { MetricsService } from '../metrics/metrics.service';
+import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
 import type { Envelope, ReadAnswer } from './batch.types';
 import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
@@ -46,6 +47,7 @@ export class BatchService {
     private readonly backends: BackendsService,
     private readonly cursors: CursorService,
     private readonly rateLimits: RateLimitService,
+    private readonly metrics: MetricsService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
   ) {}
 
@@ -66,7 +68,10 @@ export class BatchService {
    */
   async readBatch(args: Record<string, unknown>): Promise<{ rejected: BatchRejection } | { response: BatchResponse }> {
     const checked = checkBatch(args);
-    if (!checked.ok) return { rejected: { code: checked.code, message: checked.message } };
+    if (!checked.ok) {
+      this.metrics.recordBatch(Array.isArray(args.calls) ? args.calls.length : 0, 'rejected');
+      return { rejected: { code: checked.code, message: checked.message } };
+    }
     const { entries } = checked;
     const budget = this.budgets.batchResponseMaxBytes;
     const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
@@ -83,7 +88,9 @@ export class BatchService {
       this.finish('batch', draft.item);
       drafts.push(draft);
     }
-    return { response: finishBatch(drafts, budget) };
+    const response = finishBatch(drafts, budget);
+    this.metrics.recordBatch(entries.length, response.ok ? 'ok' : 'partial');
+    return { response };
   }
 
   /** The seam up to the backend's answer: every local refusal happens before any backend call. */
@@ -114,25 +121,37 @@ export class BatchService {
     if (call.cursor !== undefined) {
       const checkedCursor = this.cursors.check(call.cursor, binding);
       if (!checkedCursor.ok) {
+        this.metrics.recordCursorRejected(checkedCursor.reason);
         return { answer: failure(tool.name, tool.backend, new RouterError('invalid_cursor', cursorMessage(checkedCursor.reason))) };
       }
       from = checkedCursor.position;
     }
-    // Only a call that passed every local check costs a token (DESIGN §7).
-    const limited = await this.rateLimits.acquire(tool.backend);
+    const outcome = await this.callBackend(tool.backend, tool.name, args);
+    if (outcome instanceof RouterError) return { answer: failure(tool.name, tool.backend, outcome) };
+    return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding } };
+  }
+
+  /**
+   * Takes a rate-limit token, then calls the backend, timed. Only a call that passed every local
+   * check gets here, so refusals cost no token (DESIGN §7). Failures come back as values.
+   */
+  private async callBackend(backend: string, tool: string, args: Record<string, unknown>): Promise<ToolResultLike | RouterError> {
+    const limited = await this.rateLimits.acquire(backend);
     if (!limited.ok) {
-      return { answer: failure(tool.name, tool.backend, new RouterError('rate_limited', `rate limit: no token within ${limited.maxWaitMs} ms`)) };
+      this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
+      return new RouterError('rate_limited', `rate limit: no token within ${limited.maxWaitMs} ms`);
     }
-    let result: ToolResultLike;
+    for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
+    const started = performance.now();
+    let outcome: ToolResultLike | RouterError;
     try {
-      result = await this.backends.callTool(tool.backend, tool.name, args);
+      const result = await this.backends.callTool(backend, tool, args);
+      outcome = result.isError === true ? new RouterError('backend_failed', backendErrorText(result)) : result;
     } catch (err) {
-      return { answer: failure(tool.name, tool.backend, asRouterError(err)) };
+      outcome = asRouterError(err);
     }
-    if (result.isError === true) {
-      return { answer: failure(tool.name, tool.backend, new RouterError('backend_failed', backendErrorText(result))) };
-    }
-    return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(result), from, binding } };
+    this.metrics.observeBackendCall(backend, outcome instanceof RouterError ? 'error' : 'ok', (performance.now() - started) / 1000);
+    return outcome;
   }
 
   /** Cuts a page to its budget, issuing cursors bound to the page's call. */
@@ -141,13 +160,27 @@ export class BatchService {
   }
 
   private issuerFor(page: Page): CursorIssuer {
-    return { issue: (position: Position) => this.cursors.issue(page.binding, position), ttlSeconds: this.cursors.ttlSeconds };
+    return {
+      issue: (position: Position) => {
+        this.metrics.recordCursorIssued();
+        return this.cursors.issue(page.binding, position);
+      },
+      ttlSeconds: this.cursors.ttlSeconds,
+    };
   }
 
+  /** Counts every call by its final status, once, whichever entrypoint it came through. */
   private finish(entrypoint: Entrypoint, answer: ReadAnswer): ReadAnswer {
+    this.metrics.recordCall(entrypoint, answer.server ?? 'none', answer.status);
+    if (answer.truncated) this.metrics.recordTruncation(entrypoint);
     this.logger.debug({ msg: 'read call', entrypoint, backend: answer.server, status: answer.status });
     return answer;
   }
+}
+
+/** The metric label of a rate-limit bucket: `global`, or the backend's own name. */
+function bucketLabel(bucket: RateLimitBucket, backend: string): string {
+  return bucket === 'global' ? 'global' : backend;
 }
 
 function tooLarge(page: PageToBound): ReadAnswer {

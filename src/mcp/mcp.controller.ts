@@ -1,12 +1,14 @@
-import { Body, Controller, Delete, Get, Headers, Post, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, Post, Res, UseFilters, UseInterceptors } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { DrainInterceptor } from '../lifecycle/drain.interceptor';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
 
-/** `/mcp`: adapts HTTP to McpService and back; decides nothing. */
+/** `/mcp`: adapts HTTP to McpService and back; decides nothing. Draining refuses new requests. */
 @Controller('mcp')
 @UseFilters(EdgeErrorFilter)
+@UseInterceptors(DrainInterceptor)
 export class McpController {
   constructor(private readonly mcp: McpService) {}
 

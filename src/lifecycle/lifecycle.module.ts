@@ -1,0 +1,11 @@
+import { Global, Module } from '@nestjs/common';
+import { DrainInterceptor } from './drain.interceptor';
+import { LifecycleService } from './lifecycle.service';
+
+/**
+ * The process's drain state. Global, as config is: there is one per process, the /mcp edge and
+ * health both read it, and it depends on nothing but config.
+ */
+@Global()
+@Module({ providers: [LifecycleService, DrainInterceptor], exports: [LifecycleService, DrainInterceptor] })
+export class LifecycleModule {}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LifecycleService } from './lifecycle.service';
+
+const lifecycle = (drainTimeoutMs = 1000) => new LifecycleService({ drainTimeoutMs });
+
+test('counts requests in and out; a release counts once', () => {
+  const service = lifecycle();
+  const a = service.tryEnter();
+  const b = service.tryEnter();
+  assert.equal(service.inFlight, 2);
+  a?.();
+  a?.();
+  assert.equal(service.inFlight, 1);
+  b?.();
+  assert.equal(service.inFlight, 0);
+});
+
+test('once draining, new requests are refused and readiness can see it', () => {
+  const service = lifecycle();
+  assert.equal(service.draining, false);
+  service.startDraining();
+  service.startDraining();
+  assert.equal(service.draining, true);
+  assert.equal(service.tryEnter(), undefined);
+  assert.equal(service.inFlight, 0);
+});
+
+test('waitForIdle resolves when the last request leaves', async () => {
+  const service = lifecycle();
+  const release = service.tryEnter()!;
+  const idle = service.waitForIdle(5_000);
+  setTimeout(release, 20);
+  assert.equal(await idle, true);
+});
+
+test('waitForIdle gives up at the deadline while work is still in flight', async () => {
+  const service = lifecycle();
+  service.tryEnter();
+  const started = Date.now();
+  assert.equal(await service.waitForIdle(50), false);
+  assert.ok(Date.now() - started >= 45);
+  assert.equal(service.inFlight, 1);
+});
+
+test('drain() starts draining and waits up to the configured deadline', async () => {
+  const idle = lifecycle(5_000);
+  assert.deepEqual(await idle.drain(), { idle: true, inFlight: 0 });
+  const busy = lifecycle(30);
+  busy.tryEnter();
+  assert.deepEqual(await busy.drain(), { idle: false, inFlight: 1 });
+  assert.equal(busy.draining, true);
+});

@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LIFECYCLE_CONFIG } from '../config/config.tokens';
+import type { LifecycleConfig } from '../config/config.types';
+
+/** How a drain ended: everything finished, or the deadline passed with `inFlight` still running. */
+export interface DrainOutcome {
+  idle: boolean;
+  inFlight: number;
+}
+
+/**
+ * The process's serving state for graceful shutdown: whether it is draining, and how many /mcp
+ * requests are in flight. Readiness reads `draining`; the /mcp interceptor counts requests in and
+ * out and refuses new ones once draining has begun.
+ */
+@Injectable()
+export class LifecycleService {
+  private readonly logger = new Logger(LifecycleService.name);
+  private isDraining = false;
+  private active = 0;
+  private readonly idleWaiters = new Set<() => void>();
+
+  constructor(@Inject(LIFECYCLE_CONFIG) private readonly config: LifecycleConfig) {}
+
+  get draining(): boolean {
+    return this.isDraining;
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** From now on readiness fails and new work is refused. Idempotent. */
+  startDraining(): void {
+    if (this.isDraining) return;
+    this.isDraining = true;
+    this.logger.log({ msg: 'draining', inFlight: this.active, drainTimeoutMs: this.config.drainTimeoutMs });
+  }
+
+  /**
+   * Counts one request in, unless draining. Returns its release (idempotent), or undefined when
+   * the request must be refused. One call, so no request slips in between the check and the count.
+   */
+  tryEnter(): (() => void) | undefined {
+    if (this.isDraining) return undefined;
+    this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      if (this.active === 0) for (const wake of [...this.idleWaiters]) wake();
+    };
+  }
+
+  /** Resolves true once nothing is in flight, or false when `deadlineMs` passes first. */
+  waitForIdle(deadlineMs: number): Promise<boolean> {
+    if (this.active === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(wake);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.idleWaiters.delete(wake);
+        resolve(false);
+      }, deadlineMs);
+      this.idleWaiters.add(wake);
+    });
+  }
+
+  /** Starts draining and waits for in-flight work up to the configured deadline. */
+  async drain(): Promise<DrainOutcome> {
+    this.startDraining();
+    const idle = await this.waitForIdle(this.config.drainTimeoutMs);
+    const outcome = { idle, inFlight: this.active };
+    if (idle) this.logger.log({ msg: 'drained' });
+    else this.logger.warn({ msg: 'drain deadline passed; closing with requests in flight', ...outcome });
+    return outcome;
+  }
+}

@@ -1,0 +1,284 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { BackendsService } from '../backends/backends.service';
+import { CALL_STATUSES, type CallStatus, type Entrypoint } from '../common/call-status';
+import { BACKENDS_CONFIG } from '../config/config.tokens';
+import type { BackendConfig } from '../config/config.types';
+import type { CursorRejection } from '../cursor/domain/cursor-codec';
+import { RegistryService } from '../registry/registry.service';
+
+/** Every metric name starts with this (DESIGN §8). */
+export const METRICS_PREFIX = 'centralmcp_router_';
+
+/** The label value of anything not in a closed set: a backend or bucket the config does not name. */
+export const UNKNOWN_LABEL = 'none';
+
+/** The label value of an HTTP request no route matched (a 404), never its raw URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** The global rate-limit bucket's label value (DESIGN §7). */
+export const GLOBAL_BUCKET = 'global';
+
+/** How one batch ended: every entry ok, some entry not ok, or refused before any dispatch (DESIGN §5). */
+export type BatchOutcome = 'ok' | 'partial' | 'rejected';
+
+// Runtime lists of the closed unions. Written as records so that a member added to a union
+// fails to compile here until it is listed (and so pre-initialised below).
+const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true } satisfies Record<Entrypoint, true>);
+const BATCH_OUTCOMES = keysOf({ ok: true, partial: true, rejected: true } satisfies Record<BatchOutcome, true>);
+const CURSOR_REJECTIONS = keysOf({ malformed: true, bad_signature: true, expired: true, mismatch: true } satisfies Record<CursorRejection, true>);
+/** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** A call that reached a backend ends `ok` or `error`; only these get zeroed latency series. */
+const DISPATCHED_STATUSES: readonly CallStatus[] = ['ok', 'error'];
+
+/** Backend calls: from a fast local read to the 30 s default timeout and past it. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Rate-limit waits: up to the 10 s default `maxWaitMs`; a wait that would exceed it is a timeout. */
+const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Batch sizes are 1..25 (DESIGN §5): one bucket per size, so quantiles are exact. */
+const BATCH_SIZE_BUCKETS = Array.from({ length: 25 }, (_, i) => i + 1);
+
+/**
+ * The router's Prometheus metrics (DESIGN §8) in a registry of its own, never prom-client's global
+ * one, so two routers in one process (tests) never share or clash. Every label value comes from a
+ * closed set: backend names from the config, the status union, fixed reasons. A name taken from a
+ * request (a tool, an unknown backend) would make series unbounded, so it becomes `none`.
+ */
+@Injectable()
+export class MetricsService {
+  /** The registry /metrics renders; public so tests can count series without poking privates. */
+  readonly registry = new Registry();
+  private readonly backendNames: ReadonlySet<string>;
+  private readonly restartsSeen = new Map<string, number>();
+
+  private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
+  private readonly backendCallDuration: Histogram<'backend' | 'status'>;
+  private readonly batchCalls: Histogram<string>;
+  private readonly batches: Counter<'outcome'>;
+  private readonly truncations: Counter<'entrypoint'>;
+  private readonly cursorsIssued: Counter<string>;
+  private readonly cursorRejections: Counter<'reason'>;
+  private readonly rateLimitWait: Histogram<'bucket'>;
+  private readonly rateLimitTimeouts: Counter<'bucket'>;
+  private readonly httpRequests: Counter<'method' | 'route' | 'code'>;
+  private readonly httpDuration: Histogram<'method' | 'route' | 'code'>;
+
+  constructor(
+    @Inject(BACKENDS_CONFIG) configs: BackendConfig[],
+    private readonly backends: BackendsService,
+    catalog: RegistryService,
+  ) {
+    this.backendNames = new Set(configs.map((c) => c.name));
+    const registers = [this.registry];
+    const name = (suffix: string) => METRICS_PREFIX + suffix;
+
+    this.calls = new Counter({
+      name: name('calls_total'),
+      help: 'Read calls by entrypoint, backend and final status; one per invoke_read_tool call and per batch entry.',
+      labelNames: ['entrypoint', 'backend', 'status'],
+      registers,
+    });
+    this.backendCallDuration = new Histogram({
+      name: name('backend_call_duration_seconds'),
+      help: 'Duration of calls that reached a backend, by backend and status.',
+      labelNames: ['backend', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.batchCalls = new Histogram({
+      name: name('batch_calls'),
+      help: 'Number of calls in each dispatched invoke_read_tool_batch request.',
+      buckets: BATCH_SIZE_BUCKETS,
+      registers,
+    });
+    this.batches = new Counter({
+      name: name('batches_total'),
+      help: 'invoke_read_tool_batch requests by outcome: ok (every entry ok), partial, rejected (refused whole).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.truncations = new Counter({
+      name: name('responses_truncated_total'),
+      help: 'Answers cut to their budget, by entrypoint.',
+      labelNames: ['entrypoint'],
+      registers,
+    });
+    this.cursorsIssued = new Counter({ name: name('cursors_issued_total'), help: 'Resume cursors issued.', registers });
+    this.cursorRejections = new Counter({
+      name: name('cursor_rejections_total'),
+      help: 'Cursors refused (invalid_cursor), by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.rateLimitWait = new Histogram({
+      name: name('rate_limit_wait_seconds'),
+      help: 'Time calls waited for a rate-limit token, by bucket (global or a backend).',
+      labelNames: ['bucket'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    this.rateLimitTimeouts = new Counter({
+      name: name('rate_limit_timeouts_total'),
+      help: 'Calls failed because the wait for a token would exceed maxWaitMs, by bucket.',
+      labelNames: ['bucket'],
+      registers,
+    });
+    // Live state is read at scrape time, so the numbers are never stale and nothing has to push them.
+    new Gauge({
+      name: name('backend_up'),
+      help: '1 while the backend is connected and serving calls, else 0.',
+      labelNames: ['backend'],
+      registers,
+      collect: function (this: Gauge<'backend'>) {
+        for (const state of backends.states()) this.set({ backend: state.name }, state.status === 'up' ? 1 : 0);
+      },
+    });
+    // A real counter (rate() and increase() handle its reset when the process restarts): the
+    // supervisor's count only ever grows, so each scrape adds what grew since the last one.
+    const restarts: Counter<'backend'> = new Counter({
+      name: name('backend_restarts_total'),
+      help: 'Reconnect attempts of the backend since the router started (a stdio respawn counts one).',
+      labelNames: ['backend'],
+      registers,
+      collect: () => this.collectRestarts(restarts),
+    });
+    new Gauge({
+      name: name('catalog_tools'),
+      help: 'Tools in the catalog per backend (the last catalog it delivered, kept while it is down).',
+      labelNames: ['backend'],
+      registers,
+      collect: function (this: Gauge<'backend'>) {
+        const sizes = catalog.sizes();
+        for (const backend of configs) this.set({ backend: backend.name }, sizes.get(backend.name) ?? 0);
+      },
+    });
+    this.httpRequests = new Counter({
+      name: name('http_requests_total'),
+      help: 'HTTP requests by method, route pattern (unmatched for 404s) and status code.',
+      labelNames: ['method', 'route', 'code'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: name('http_request_duration_seconds'),
+      help: 'HTTP request duration by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'code'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    collectDefaultMetrics({ register: this.registry, prefix: METRICS_PREFIX });
+    this.zeroSeries(configs, restarts);
+  }
+
+  /** The Content-Type of `render()`'s text (Prometheus text exposition format 0.0.4). */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition of every metric, gauges read live. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** One read call's final status; a backend the config does not name is counted as `none`. */
+  recordCall(entrypoint: Entrypoint, backend: string, status: CallStatus): void {
+    this.calls.inc({ entrypoint, backend: this.backendLabel(backend), status });
+  }
+
+  /** Latency of one call that reached a backend. */
+  observeBackendCall(backend: string, status: CallStatus, seconds: number): void {
+    this.backendCallDuration.observe({ backend: this.backendLabel(backend), status }, seconds);
+  }
+
+  /**
+   * One batch request. Its size is observed only when it was dispatched: a rejected batch's
+   * "size" may be 0 or thousands, which would only distort the distribution of real batches.
+   */
+  recordBatch(size: number, outcome: BatchOutcome): void {
+    this.batches.inc({ outcome });
+    if (outcome !== 'rejected') this.batchCalls.observe(size);
+  }
+
+  recordTruncation(entrypoint: Entrypoint): void {
+    this.truncations.inc({ entrypoint });
+  }
+
+  recordCursorIssued(): void {
+    this.cursorsIssued.inc();
+  }
+
+  recordCursorRejected(reason: CursorRejection): void {
+    this.cursorRejections.inc({ reason });
+  }
+
+  /** Time one call waited for a token of `bucket` (`global` or a backend name), 0 when it did not. */
+  observeRateLimitWait(bucket: string, seconds: number): void {
+    this.rateLimitWait.observe({ bucket: this.bucketLabel(bucket) }, seconds);
+  }
+
+  recordRateLimitTimeout(bucket: string): void {
+    this.rateLimitTimeouts.inc({ bucket: this.bucketLabel(bucket) });
+  }
+
+  /**
+   * One HTTP request. `route` is the matched route pattern (e.g. `/mcp`), undefined when none
+   * matched; the raw URL never becomes a label, or every scanner's probe would be a series.
+   */
+  observeHttpRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+    const labels = {
+      method: HTTP_METHODS.has(method) ? method : 'other',
+      route: route ?? UNMATCHED_ROUTE,
+      code: String(statusCode),
+    };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  private backendLabel(backend: string): string {
+    return this.backendNames.has(backend) ? backend : UNKNOWN_LABEL;
+  }
+
+  private bucketLabel(bucket: string): string {
+    return bucket === GLOBAL_BUCKET || this.backendNames.has(bucket) ? bucket : UNKNOWN_LABEL;
+  }
+
+  private collectRestarts(restarts: Counter<'backend'>): void {
+    for (const state of this.backends.states()) {
+      const seen = this.restartsSeen.get(state.name) ?? 0;
+      if (state.restarts > seen) restarts.inc({ backend: state.name }, state.restarts - seen);
+      this.restartsSeen.set(state.name, Math.max(seen, state.restarts));
+    }
+  }
+
+  /**
+   * Creates the status-labelled series at 0, so `rate()` and `increase()` see the first event
+   * instead of a series that appears out of nowhere. Bounded: (backends + 1) × 6 statuses × 2
+   * entrypoints for calls; the per-bucket series only for buckets that exist.
+   */
+  private zeroSeries(configs: readonly BackendConfig[], restarts: Counter<'backend'>): void {
+    const backendLabels = [...configs.map((c) => c.name), UNKNOWN_LABEL];
+    for (const entrypoint of ENTRYPOINTS) {
+      this.truncations.inc({ entrypoint }, 0);
+      for (const backend of backendLabels) {
+        for (const status of CALL_STATUSES) this.calls.inc({ entrypoint, backend, status }, 0);
+      }
+    }
+    for (const backend of configs) {
+      restarts.inc({ backend: backend.name }, 0);
+      for (const status of DISPATCHED_STATUSES) this.backendCallDuration.zero({ backend: backend.name, status });
+    }
+    for (const outcome of BATCH_OUTCOMES) this.batches.inc({ outcome }, 0);
+    for (const reason of CURSOR_REJECTIONS) this.cursorRejections.inc({ reason }, 0);
+    // The global bucket may or may not be configured; a zero series for it costs nothing. A
+    // backend has a bucket only when it sets its own rateLimit.
+    const buckets = [GLOBAL_BUCKET, ...configs.filter((c) => c.rateLimit !== undefined).map((c) => c.name)];
+    for (const bucket of buckets) {
+      this.rateLimitTimeouts.inc({ bucket }, 0);
+      this.rateLimitWait.zero({ bucket });
+    }
+  }
+}
+
+function keysOf<K extends string>(record: Record<K, true>): K[] {
+  return Object.keys(record) as K[];
+}
