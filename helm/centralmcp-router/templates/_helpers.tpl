@@ -1,0 +1,196 @@
+{{/*
+Expand the name of the chart.
+*/}}
+{{- define "centralmcp-router.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Create a default fully qualified app name.
+We truncate at 63 chars because some Kubernetes name fields are limited to this (by the DNS naming spec).
+If release name contains chart name it will be used as a full name.
+*/}}
+{{- define "centralmcp-router.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Create chart name and version as used by the chart label.
+*/}}
+{{- define "centralmcp-router.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Common labels
+*/}}
+{{- define "centralmcp-router.labels" -}}
+helm.sh/chart: {{ include "centralmcp-router.chart" . }}
+{{ include "centralmcp-router.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: centralmcp
+{{- end }}
+
+{{/*
+Selector labels
+*/}}
+{{- define "centralmcp-router.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "centralmcp-router.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Create the name of the service account to use
+*/}}
+{{- define "centralmcp-router.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "centralmcp-router.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The router image: a digest wins over the tag; the tag defaults to the chart's appVersion.
+*/}}
+{{- define "centralmcp-router.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The ConfigMap holding the router config file, and the file's key in it.
+*/}}
+{{- define "centralmcp-router.configMapName" -}}
+{{- .Values.config.existingConfigMap | default (printf "%s-config" (include "centralmcp-router.fullname" .)) }}
+{{- end }}
+
+{{- define "centralmcp-router.configKey" -}}
+{{- if .Values.config.existingConfigMap }}
+{{- .Values.config.existingConfigMapKey }}
+{{- else }}
+{{- "config.yaml" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Secret whose keys become the router's environment (cursor secret, backend credentials).
+*/}}
+{{- define "centralmcp-router.secretName" -}}
+{{- .Values.secret.existingSecret | default (include "centralmcp-router.fullname" .) }}
+{{- end }}
+
+{{/*
+True (non-empty) when no backends are configured and the chart serves the image's demo servers.
+*/}}
+{{- define "centralmcp-router.demoMode" -}}
+{{- if and (not .Values.config.existingConfigMap) (empty .Values.config.backends) }}true{{ end }}
+{{- end }}
+
+{{/*
+The demo config (config/demo.yaml of the repository) with absolute paths into the image, since
+relative paths in the mounted file would be relative to /etc/centralmcp-router.
+*/}}
+{{- define "centralmcp-router.demoConfig" -}}
+backends:
+  files:
+    transport: stdio
+    command: node
+    cwd: /app/demo/files
+    args: [/app/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js, .]
+    required: true
+    timeoutMs: 30000
+  memory:
+    transport: stdio
+    command: node
+    args: [/app/node_modules/@modelcontextprotocol/server-memory/dist/index.js]
+    env:
+      MEMORY_FILE_PATH: /tmp/centralmcp-router-demo-memory.jsonl
+    required: true
+  everything:
+    transport: stdio
+    command: node
+    args: [/app/node_modules/@modelcontextprotocol/server-everything/dist/index.js, stdio]
+    required: false
+policy:
+  readOnly:
+    allow: []
+    # get-env returns the server process environment, which holds whatever secrets its `env` gets.
+    deny: ["everything:get-env"]
+# A demo: no authentication, which the router accepts off loopback only when told so (DESIGN §10).
+auth:
+  mode: none
+  allowInsecure: true
+{{- end }}
+
+{{/*
+The router config file (DESIGN §3): the demo when no backends are set, otherwise `backends`,
+`policy` and `rateLimit` from values. Keys with null values are left out.
+*/}}
+{{- define "centralmcp-router.configFile" -}}
+{{- $file := dict }}
+{{- if include "centralmcp-router.demoMode" . }}
+{{- $file = include "centralmcp-router.demoConfig" . | fromYaml }}
+{{- else }}
+{{- $_ := set $file "backends" .Values.config.backends }}
+{{- if not .Values.config.auth }}
+{{- fail "config.auth is required with your own backends: the router refuses unauthenticated callers on the pod's address (DESIGN §10). Use {mode: apiKeys, …} or {mode: jwt, …}, or {mode: none, allowInsecure: true} when something in front authenticates callers." }}
+{{- end }}
+{{- end }}
+{{- range $key := list "policy" "rateLimit" "auth" "access" "audit" }}
+{{- with get $.Values.config $key }}
+{{- $_ := set $file $key . }}
+{{- end }}
+{{- end }}
+{{- toYaml $file }}
+{{- end }}
+
+{{/*
+The cursor HMAC key: from values; else the one already in the release's Secret (so upgrades keep
+cursors valid); else a new random one. `lookup` answers nothing under `helm template`.
+*/}}
+{{- define "centralmcp-router.cursorSecret" -}}
+{{- if .Values.secret.cursorSecret }}
+{{- .Values.secret.cursorSecret }}
+{{- else }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "centralmcp-router.fullname" .) }}
+{{- $data := (get ($existing | default dict) "data") | default dict }}
+{{- if hasKey $data "CENTRALMCP_ROUTER_CURSOR_SECRET" }}
+{{- get $data "CENTRALMCP_ROUTER_CURSOR_SECRET" | b64dec }}
+{{- else }}
+{{- randAlphaNum 48 }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+terminationGracePeriodSeconds: above the preStop sleep plus the router's drain deadline, so the
+kubelet never SIGKILLs a pod that is still finishing in-flight calls.
+*/}}
+{{- define "centralmcp-router.terminationGracePeriodSeconds" -}}
+{{- $drainSeconds := divf .Values.router.drainTimeoutMs 1000 | ceil | int }}
+{{- $floor := add .Values.shutdown.preStopSleepSeconds $drainSeconds }}
+{{- $explicit := .Values.shutdown.terminationGracePeriodSeconds }}
+{{- if kindIs "invalid" $explicit }}
+{{- add $floor .Values.shutdown.extraGraceSeconds }}
+{{- else if le (int $explicit) (int $floor) }}
+{{- fail (printf "shutdown.terminationGracePeriodSeconds (%d) must be above shutdown.preStopSleepSeconds + router.drainTimeoutMs in seconds (%d)" (int $explicit) (int $floor)) }}
+{{- else }}
+{{- int $explicit }}
+{{- end }}
+{{- end }}
