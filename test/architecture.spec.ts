@@ -21,9 +21,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   backends: ['common', 'config', 'registry'],
   'rate-limit': ['common', 'config'],
   lifecycle: ['common', 'config'],
+  auth: ['common', 'config'],
+  access: ['common', 'config', 'registry'],
+  audit: ['common', 'config'],
   metrics: ['common', 'config', 'backends', 'registry', 'cursor'],
-  batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics'],
-  mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics'],
+  batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics', 'access', 'audit'],
+  mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics', 'auth'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle'],
 };
 
@@ -112,6 +115,12 @@ test('the MCP SDK is imported at runtime only in backends/ and mcp/', () => {
     .filter((f) => !['backends', 'mcp'].includes(f.module))
     .filter((f) => f.packages.some((p) => p.name.startsWith('@modelcontextprotocol/sdk') && !p.typeOnly))
     .map((f) => relative(SRC, f.path));
+  assert.deepEqual(offenders, []);
+});
+
+test('credentials are verified only in auth/: jose is imported nowhere else', () => {
+  // Static and dynamic imports alike: jose is an ES module, loaded with import() from CommonJS.
+  const offenders = files.filter((f) => f.module !== 'auth' && /['"]jose['"]/.test(f.text)).map((f) => relative(SRC, f.path));
   assert.deepEqual(offenders, []);
 });
 

@@ -15,6 +15,7 @@ import {
 import type { BackendConfig, RateLimitSettings, RouterConfig } from './config.types';
 import { readEnvSettings } from './domain/env-settings';
 import { expandEnv } from './domain/expand-env';
+import { buildSecurity } from './domain/security-settings';
 
 /** The demo config shipped in the repository: `npm start` serves it with no set-up. */
 export const DEMO_CONFIG_PATH = resolve(__dirname, '../../../config/demo.yaml');
@@ -47,7 +48,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   const inheritedEnv = Object.fromEntries(
     INHERITED_VARIABLES.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key] as string]])),
   );
-  const config = buildConfig(value, dirname(path), inheritedEnv, problems);
+  const config = buildConfig(value, dirname(path), inheritedEnv, settings.host, problems);
   if (problems.length > 0 || !config) throw new ConfigError(problems);
   return {
     http: {
@@ -56,6 +57,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
       bodyLimitBytes: settings.bodyLimitBytes,
       allowedHosts: settings.allowedHosts,
       allowedOrigins: settings.allowedOrigins,
+      ...(settings.metricsPort !== undefined ? { metricsPort: settings.metricsPort } : {}),
     },
     budgets: {
       responseMaxBytes: settings.responseMaxBytes,
@@ -83,12 +85,13 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
   }
 }
 
-type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit'>;
+type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit'> & Required<Pick<RouterConfig, 'auth' | 'access' | 'audit'>>;
 
 function buildConfig(
   raw: unknown,
   configDir: string,
   inheritedEnv: Record<string, string>,
+  listenHost: string,
   problems: string[],
 ): FileParts | undefined {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -109,6 +112,7 @@ function buildConfig(
     backends,
     policy: { readOnly: { allow: file.policy?.readOnly?.allow ?? [], deny: file.policy?.readOnly?.deny ?? [] } },
     rateLimit: rateLimitOf(file.rateLimit, DEFAULT_MAX_WAIT_MS),
+    ...buildSecurity(file, listenHost, configDir, problems),
   };
 }
 

@@ -1,6 +1,9 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { loadConfig } from './config.loader';
 import {
+  ACCESS_CONFIG,
+  AUDIT_CONFIG,
+  AUTH_CONFIG,
   BACKENDS_CONFIG,
   BUDGET_CONFIG,
   CURSOR_CONFIG,
@@ -9,7 +12,7 @@ import {
   POLICY_CONFIG,
   ROUTER_CONFIG,
 } from './config.tokens';
-import type { LifecycleConfig, RouterConfig } from './config.types';
+import type { AccessConfig, AuditConfig, AuthConfig, LifecycleConfig, RouterConfig } from './config.types';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
 
 /**
@@ -21,6 +24,11 @@ export function loadConfigFromEnvironment(): RouterConfig {
 }
 
 const DEFAULT_LIFECYCLE: LifecycleConfig = { drainTimeoutMs: DEFAULT_DRAIN_TIMEOUT_MS };
+// A config built in code (tests) is the loopback developer setup: no auth, no rules, audit to stdout.
+// The loader always sets all three, and refuses mode `none` off loopback.
+const DEFAULT_AUTH: AuthConfig = { mode: 'none', allowInsecure: false };
+const DEFAULT_ACCESS: AccessConfig = {};
+const DEFAULT_AUDIT: AuditConfig = { sink: 'stdout' };
 
 /** Provides the validated config and its slices. Global: every module reads config, none owns it. */
 @Global()
@@ -34,6 +42,9 @@ export class ConfigModule {
       { provide: BACKENDS_CONFIG, useValue: config.backends },
       { provide: POLICY_CONFIG, useValue: config.policy },
       { provide: LIFECYCLE_CONFIG, useValue: config.lifecycle ?? DEFAULT_LIFECYCLE },
+      { provide: AUTH_CONFIG, useValue: config.auth ?? DEFAULT_AUTH },
+      { provide: ACCESS_CONFIG, useValue: config.access ?? DEFAULT_ACCESS },
+      { provide: AUDIT_CONFIG, useValue: config.audit ?? DEFAULT_AUDIT },
     ];
     return {
       module: ConfigModule,

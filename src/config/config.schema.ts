@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
   IsArray,
   IsBoolean,
   IsIn,
@@ -10,11 +12,15 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  Matches,
   Max,
+  MaxLength,
   Min,
   MinLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { JWT_ALGORITHMS } from './config.types';
 
 /** The shapes of the config file (DESIGN §3), validated with class-validator at boot. */
 
@@ -52,9 +58,63 @@ export class PolicyDto {
   @IsOptional() @ValidateNested() @Type(() => ReadOnlyPolicyDto) readOnly?: ReadOnlyPolicyDto;
 }
 
+/**
+ * A principal lands in audit lines and cursor bindings: a short token with no spaces or controls
+ * keeps both unambiguous. The operator picks it, so the rule costs nothing.
+ */
+const PRINCIPAL = /^[A-Za-z0-9][A-Za-z0-9._@:\/+-]{0,127}$/;
+/**
+ * Groups must equal what an identity provider puts in its groups claim (Keycloak's `/org/readers`,
+ * Entra's GUIDs, AD's `Domain Users`), so any printable text is accepted; only controls and
+ * invisible format characters are refused, since they would make two rules look alike.
+ */
+const GROUP = /^(?![\s]*$)[^\p{Cc}\p{Cf}]{1,256}$/u;
+const GROUP_MESSAGE = 'each group must be 1..256 printable characters';
+
+export class ApiKeyDto {
+  @IsString()
+  @Matches(PRINCIPAL, { message: 'principal must be 1..128 characters: letters, digits and ._@:/+- (starting with a letter or digit)' })
+  principal!: string;
+  @IsString() @Matches(/^[0-9a-fA-F]{64}$/, { message: 'sha256 must be 64 hex digits (the SHA-256 of the key, never the key)' }) sha256!: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) @Matches(GROUP, { each: true, message: GROUP_MESSAGE }) groups?: string[];
+}
+
+export class JwtDto {
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }) issuer!: string;
+  // RFC 8707 / MCP authorization: the audience is this server's canonical URL, which is also the
+  // `resource` of its RFC 9728 metadata.
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }) audience!: string;
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }) jwksUri!: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) groupsClaim?: string;
+  @IsOptional() @IsArray() @ArrayNotEmpty() @IsIn(JWT_ALGORITHMS, { each: true, message: `each algorithm must be one of ${JWT_ALGORITHMS.join(', ')} (never none or HS*)` })
+  algorithms?: string[];
+  @IsOptional() @IsInt() @Min(0) @Max(300) clockToleranceSeconds?: number;
+}
+
+export class AuthDto {
+  @IsIn(['none', 'apiKeys', 'jwt']) mode!: 'none' | 'apiKeys' | 'jwt';
+  @IsOptional() @IsBoolean() allowInsecure?: boolean;
+  @IsOptional() @IsArray() @ArrayMaxSize(10_000) @ValidateNested({ each: true }) @Type(() => ApiKeyDto) apiKeys?: ApiKeyDto[];
+  @IsOptional() @ValidateNested() @Type(() => JwtDto) jwt?: JwtDto;
+}
+
+export class AccessRuleDto {
+  /** `*` matches every principal, including one with no groups (the anonymous caller of mode `none`). */
+  @IsArray() @ArrayNotEmpty() @IsString({ each: true }) @Matches(GROUP, { each: true, message: GROUP_MESSAGE }) groups!: string[];
+  @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) allow!: string[];
+}
+
+export class AuditDto {
+  @IsIn(['stdout', 'file']) sink!: 'stdout' | 'file';
+  @ValidateIf((o: AuditDto) => o.sink === 'file' || o.path !== undefined) @IsString() @MinLength(1) path?: string;
+}
+
 /** Everything but `backends`, whose map is validated entry by entry to name each field. */
 export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
   @IsOptional() @ValidateNested() @Type(() => PolicyDto) policy?: PolicyDto;
   @IsOptional() @ValidateNested() @Type(() => RateLimitDto) rateLimit?: RateLimitDto;
+  @IsOptional() @ValidateNested() @Type(() => AuthDto) auth?: AuthDto;
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AccessRuleDto) access?: AccessRuleDto[];
+  @IsOptional() @ValidateNested() @Type(() => AuditDto) audit?: AuditDto;
 }

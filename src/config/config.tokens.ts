@@ -6,3 +6,6 @@ export const CURSOR_CONFIG = Symbol('centralmcp-router:config:cursor');
 export const BACKENDS_CONFIG = Symbol('centralmcp-router:config:backends');
 export const POLICY_CONFIG = Symbol('centralmcp-router:config:policy');
 export const LIFECYCLE_CONFIG = Symbol('centralmcp-router:config:lifecycle');
+export const AUTH_CONFIG = Symbol('centralmcp-router:config:auth');
+export const ACCESS_CONFIG = Symbol('centralmcp-router:config:access');
+export const AUDIT_CONFIG = Symbol('centralmcp-router:config:audit');

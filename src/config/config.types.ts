@@ -55,6 +55,11 @@ export interface HttpConfig {
   /** Host header names accepted; empty means "loopback names on a loopback address, else any". */
   allowedHosts: string[];
   allowedOrigins: string[];
+  /**
+   * `CENTRALMCP_ROUTER_METRICS_PORT`: when set, /metrics and /health are served on this port
+   * instead of the main one, so they stay open without sharing a port with the authenticated /mcp.
+   */
+  metricsPort?: number;
 }
 
 export interface BudgetConfig {
@@ -75,6 +80,55 @@ export interface LifecycleConfig {
   drainTimeoutMs: number;
 }
 
+/** Who the caller is (DESIGN §10). */
+export type AuthMode = 'none' | 'apiKeys' | 'jwt';
+
+/** JWS algorithms a JWT may be signed with: asymmetric only, so never `none` and never HS*. */
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+export interface ApiKeyConfig {
+  /** The identity the key authenticates (audit logs, cursor binding). Several keys may share one (rotation). */
+  principal: string;
+  /** SHA-256 of the key, 64 lower-case hex digits; the key itself is never configured. */
+  sha256: string;
+  groups: string[];
+}
+
+/** An OAuth 2.1 resource server's view of its authorization server. */
+export interface JwtConfig {
+  /** Exact `iss`; also the one entry of `authorization_servers` in the RFC 9728 metadata. */
+  issuer: string;
+  /** Exact `aud` (RFC 8707): this router's public /mcp URL, and the metadata's `resource`. */
+  audience: string;
+  jwksUri: string;
+  /** Claim holding the caller's groups: an array of strings or a space-separated string. */
+  groupsClaim: string;
+  algorithms: JwtAlgorithm[];
+  /** Skew allowed on `exp` and `nbf`. */
+  clockToleranceSeconds: number;
+}
+
+export type AuthConfig =
+  | { mode: 'none'; allowInsecure: boolean }
+  | { mode: 'apiKeys'; allowInsecure: boolean; apiKeys: ApiKeyConfig[] }
+  | { mode: 'jwt'; allowInsecure: boolean; jwt: JwtConfig };
+
+/** One access rule: for a principal in any of `groups` (`*`: every principal), these tools. */
+export interface AccessRule {
+  groups: string[];
+  /** `backend:tool` globs, as in `policy.readOnly`; an empty list denies everything to those groups. */
+  allow: string[];
+}
+
+export interface AccessConfig {
+  /** Undefined when the file has no `access` block: then only auth mode `none` may call anything. */
+  rules?: AccessRule[];
+}
+
+/** Where audit lines go: one JSON line per backend call and per refused call. */
+export type AuditConfig = { sink: 'stdout' } | { sink: 'file'; path: string };
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 export interface RouterConfig {
@@ -90,4 +144,10 @@ export interface RouterConfig {
    * Read it through LIFECYCLE_CONFIG, never here.
    */
   lifecycle?: LifecycleConfig;
+  /** Optional like `lifecycle` (default: mode none); read it through AUTH_CONFIG. */
+  auth?: AuthConfig;
+  /** Optional (default: no rules); read it through ACCESS_CONFIG. */
+  access?: AccessConfig;
+  /** Optional (default: stdout); read it through AUDIT_CONFIG. */
+  audit?: AuditConfig;
 }

@@ -12,6 +12,8 @@ export interface EnvSettings {
   configPath?: string;
   host: string;
   port: number;
+  /** Separate port for /metrics and /health; undefined: they share the main port. */
+  metricsPort?: number;
   bodyLimitBytes: number;
   responseMaxBytes: number;
   responseMaxItems: number;
@@ -29,16 +31,17 @@ export interface EnvSettings {
  * silent default, so a typo in a Deployment cannot quietly change a budget.
  */
 export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
-  const int = (name: string, fallback: number, min: number, max: number): number => {
+  const optionalInt = (name: string, min: number, max: number): number | undefined => {
     const raw = env[PREFIX + name];
-    if (raw === undefined || raw.trim() === '') return fallback;
+    if (raw === undefined || raw.trim() === '') return undefined;
     const n = Number(raw.trim());
     if (!Number.isInteger(n) || n < min || n > max) {
       problems.push(`${PREFIX}${name}: must be an integer from ${min} to ${max}`);
-      return fallback;
+      return undefined;
     }
     return n;
   };
+  const int = (name: string, fallback: number, min: number, max: number): number => optionalInt(name, min, max) ?? fallback;
   const list = (name: string): string[] =>
     (env[PREFIX + name] ?? '')
       .split(',')
@@ -46,6 +49,12 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
       .filter((s) => s !== '');
   const logLevel = (env[PREFIX + 'LOG_LEVEL'] ?? 'info').trim() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`${PREFIX}LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  const port = int('PORT', 8010, 0, 65535);
+  const metricsPort = optionalInt('METRICS_PORT', 1, 65535);
+  // Two listeners cannot share one port; the operator meant something else.
+  if (metricsPort !== undefined && metricsPort === port) {
+    problems.push(`${PREFIX}METRICS_PORT: must differ from ${PREFIX}PORT`);
+  }
   const cursorSecret = env[PREFIX + 'CURSOR_SECRET'];
   if (cursorSecret !== undefined && cursorSecret.length < 16) {
     problems.push(`${PREFIX}CURSOR_SECRET: must be at least 16 characters`);
@@ -53,7 +62,8 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
   return {
     configPath: env[PREFIX + 'CONFIG']?.trim() || undefined,
     host: env[PREFIX + 'HOST']?.trim() || '127.0.0.1',
-    port: int('PORT', 8010, 0, 65535),
+    port,
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, 65_536, 64 * 1024 * 1024),
     responseMaxBytes: int('RESPONSE_MAX_BYTES', 200_000, 4096, 8 * 1024 * 1024),
     responseMaxItems: int('RESPONSE_MAX_ITEMS', 200, 1, 100_000),

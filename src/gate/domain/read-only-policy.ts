@@ -1,3 +1,4 @@
+import { globToRegExp } from '../../common/glob';
 import type { ToolAnnotations } from '../../registry/registry.types';
 
 /** Why the gate decided as it did; reported to callers in `blocked` errors and in logs. */
@@ -35,12 +36,4 @@ export function decideReadOnly(
   if (annotations?.readOnlyHint === true) return { readOnly: true, reason: 'annotated_read_only' };
   if (policy.allow.some((re) => re.test(key))) return { readOnly: true, reason: 'operator_allow' };
   return { readOnly: false, reason: 'not_annotated_read_only' };
-}
-
-function globToRegExp(pattern: string): RegExp {
-  const full = pattern.includes(':') ? pattern : `*:${pattern}`;
-  const body = [...full]
-    .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${body}$`, 's');
 }

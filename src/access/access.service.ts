@@ -1,0 +1,32 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '../common/principal';
+import { ACCESS_CONFIG, AUTH_CONFIG } from '../config/config.tokens';
+import type { AccessConfig, AuthConfig, AuthMode } from '../config/config.types';
+import type { CatalogTool } from '../registry/registry.types';
+import { compileAccess, mayCall, type CompiledAccess } from './domain/access-policy';
+
+/**
+ * Who may see and call what (DESIGN §10), with the rules compiled once at boot. One function
+ * decides both discovery and calls, so `find_tool` never shows a tool a call would refuse, and a
+ * refused call can answer exactly like an unknown tool.
+ */
+@Injectable()
+export class AccessService {
+  private readonly compiled: CompiledAccess;
+  private readonly mode: AuthMode;
+
+  constructor(@Inject(ACCESS_CONFIG) access: AccessConfig, @Inject(AUTH_CONFIG) auth: AuthConfig) {
+    this.compiled = compileAccess(access.rules);
+    this.mode = auth.mode;
+  }
+
+  /** Whether `principal` may see and call `backend:tool`. */
+  mayCall(principal: Principal, backend: string, tool: string): boolean {
+    return mayCall(principal, backend, tool, this.compiled, this.mode);
+  }
+
+  /** Whether `principal` may see and call a catalog tool. */
+  mayCallTool(principal: Principal, tool: Pick<CatalogTool, 'backend' | 'name'>): boolean {
+    return this.mayCall(principal, tool.backend, tool.name);
+  }
+}

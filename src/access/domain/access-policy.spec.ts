@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ANONYMOUS, type Principal } from '../../common/principal';
+import { compileAccess, mayCall } from './access-policy';
+
+const alice: Principal = { id: 'alice', groups: ['readers'] };
+const ivan: Principal = { id: 'ivan', groups: ['readers', 'interns'] };
+const nobody: Principal = { id: 'nobody', groups: [] };
+
+const rules = compileAccess([
+  { groups: ['interns'], allow: ['everything:get-*'] },
+  { groups: ['readers', 'ops'], allow: ['files:*', 'everything:get-sum', 'echo'] },
+]);
+
+test('the first rule naming one of the principal\'s groups decides, and decides alone', () => {
+  assert.equal(mayCall(alice, 'files', 'read_file', rules, 'apiKeys'), true);
+  assert.equal(mayCall(alice, 'everything', 'get-sum', rules, 'apiKeys'), true);
+  assert.equal(mayCall(alice, 'everything', 'get-env', rules, 'apiKeys'), false);
+  // ivan is also a reader, but the interns rule comes first and does not allow files.
+  assert.equal(mayCall(ivan, 'files', 'read_file', rules, 'jwt'), false);
+  assert.equal(mayCall(ivan, 'everything', 'get-env', rules, 'jwt'), true);
+});
+
+test('with auth on, no matching rule is no access', () => {
+  assert.equal(mayCall(nobody, 'files', 'read_file', rules, 'jwt'), false);
+  assert.equal(mayCall({ id: 'x', groups: ['READERS'] }, 'files', 'read_file', rules, 'jwt'), false, 'groups match exactly');
+});
+
+test('globs follow the read-only policy: exact, case-sensitive, no backend means every backend', () => {
+  assert.equal(mayCall(alice, 'memory', 'echo', rules, 'apiKeys'), true);
+  assert.equal(mayCall(alice, 'files', 'anything', rules, 'apiKeys'), true);
+  assert.equal(mayCall(alice, 'filesx', 'read_file', rules, 'apiKeys'), false);
+  assert.equal(mayCall(alice, 'everything', 'GET-SUM', rules, 'apiKeys'), false);
+  assert.equal(mayCall(alice, 'everything', 'get-sum2', rules, 'apiKeys'), false);
+});
+
+test('an empty allow list shuts a group out; `*` matches every principal', () => {
+  const compiled = compileAccess([
+    { groups: ['banned'], allow: [] },
+    { groups: ['*'], allow: ['files:list_*'] },
+  ]);
+  assert.equal(mayCall({ id: 'b', groups: ['banned', 'readers'] }, 'files', 'list_directory', compiled, 'jwt'), false);
+  assert.equal(mayCall(nobody, 'files', 'list_directory', compiled, 'jwt'), true);
+  assert.equal(mayCall(alice, 'files', 'read_file', compiled, 'jwt'), false);
+});
+
+test('mode none: everything without an access block; with one, the anonymous caller matches only `*`', () => {
+  const none = compileAccess(undefined);
+  assert.equal(mayCall(ANONYMOUS, 'files', 'read_file', none, 'none'), true);
+  assert.equal(mayCall(ANONYMOUS, 'files', 'read_file', rules, 'none'), false);
+  assert.equal(mayCall(ANONYMOUS, 'files', 'read_file', compileAccess([{ groups: ['*'], allow: ['files:*'] }]), 'none'), true);
+});
+
+test('auth on without an access block fails closed', () => {
+  assert.equal(mayCall(alice, 'files', 'read_file', compileAccess(undefined), 'apiKeys'), false);
+  assert.equal(mayCall(alice, 'files', 'read_file', compileAccess(undefined), 'jwt'), false);
+  assert.equal(mayCall(alice, 'files', 'read_file', compileAccess([]), 'jwt'), false);
+});

@@ -1,0 +1,39 @@
+import { globToRegExp } from '../../common/glob';
+import type { Principal } from '../../common/principal';
+import type { AccessRule, AuthMode } from '../../config/config.types';
+
+/** The group that matches every principal, with or without groups. */
+export const ANY_GROUP = '*';
+
+/** One rule with its globs compiled once at boot. */
+export interface CompiledRule {
+  readonly groups: ReadonlySet<string>;
+  readonly allow: readonly RegExp[];
+}
+
+/** The access rules, compiled; `undefined` rules means the config had no `access` block at all. */
+export interface CompiledAccess {
+  readonly rules?: readonly CompiledRule[];
+}
+
+/** Compiles the `access` rules (DESIGN §10); `undefined` when the config has no `access` block. */
+export function compileAccess(rules: readonly AccessRule[] | undefined): CompiledAccess {
+  if (rules === undefined) return {};
+  return { rules: rules.map((r) => ({ groups: new Set(r.groups), allow: r.allow.map(globToRegExp) })) };
+}
+
+/**
+ * Whether `principal` may see and call `backend:tool` (DESIGN §10). The first rule naming one of
+ * the principal's groups (or `*`) decides, and decides alone: a later rule never widens an earlier
+ * one, so `- { groups: [interns], allow: [] }` placed first shuts interns out whatever else they
+ * belong to. With no rule matching there is no access. With no `access` block at all, only auth
+ * mode `none` (the loopback developer setup) may call everything; with auth on the config loader
+ * refuses that combination, and this fails closed if it ever gets here.
+ */
+export function mayCall(principal: Principal, backend: string, tool: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
+  if (compiled.rules === undefined) return authMode === 'none';
+  const rule = compiled.rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
+  if (rule === undefined) return false;
+  const key = `${backend}:${tool}`;
+  return rule.allow.some((re) => re.test(key));
+}

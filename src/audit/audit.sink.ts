@@ -1,0 +1,12 @@
+/**
+ * Where audit lines go. `write` never throws for an I/O failure: it reports it to `onError` (the
+ * audit log must never fail a call, DESIGN §10); `close` flushes what is buffered.
+ */
+export interface AuditSink {
+  write(line: string): void;
+  close(): Promise<void>;
+  /** Called with each asynchronous write failure; set by the AuditService. */
+  onError?: (err: Error) => void;
+}
+
+export const AUDIT_SINK = Symbol('centralmcp-router:audit-sink');

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { auditLine, authFailureLine, type AuditEvent } from './audit-line';
+
+const DIGEST = 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg';
+const event: AuditEvent = {
+  principal: 'alice',
+  entrypoint: 'batch',
+  backend: 'files',
+  tool: 'read_file',
+  argsDigest: DIGEST,
+  status: 'ok',
+  durationMs: 12.6,
+  responseBytes: 512,
+  correlationId: 'req-1',
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+};
+
+test('one JSON line with the time, every call field, and nothing else', () => {
+  const line = auditLine(event, Date.UTC(2025, 0, 2, 3, 4, 5, 6));
+  assert.ok(!line.includes('\n'));
+  assert.deepEqual(JSON.parse(line), {
+    time: '2025-01-02T03:04:05.006Z',
+    kind: 'call',
+    principal: 'alice',
+    entrypoint: 'batch',
+    backend: 'files',
+    tool: 'read_file',
+    argsDigest: DIGEST,
+    status: 'ok',
+    durationMs: 13,
+    responseBytes: 512,
+    correlationId: 'req-1',
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  });
+});
+
+test('caller-influenced fields cannot forge, bloat or smuggle values', () => {
+  const hostile = JSON.parse(
+    auditLine(
+      {
+        ...event,
+        backend: null,
+        tool: `x"\n{"principal":"root"}${'y'.repeat(1000)}`,
+        argsDigest: '{"password":"hunter2"}',
+        correlationId: 'has spaces and "quotes"',
+        traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+        durationMs: Number.NaN,
+        responseBytes: -5,
+      },
+      0,
+    ),
+  );
+  assert.equal(hostile.principal, 'alice');
+  assert.equal(hostile.backend, null);
+  assert.equal(hostile.tool.length, 200);
+  assert.equal(hostile.argsDigest, null, 'something that is not a digest is never written');
+  assert.equal(hostile.correlationId, undefined);
+  assert.equal(hostile.traceparent, undefined, 'an all-zero trace id is invalid (W3C Trace Context)');
+  assert.equal(hostile.durationMs, 0);
+  assert.equal(hostile.responseBytes, 0);
+});
+
+test('an authentication failure has a closed reason and no credential', () => {
+  assert.deepEqual(JSON.parse(authFailureLine({ reason: 'expired', httpStatus: 401, correlationId: 'r2' }, 0)), {
+    time: '1970-01-01T00:00:00.000Z',
+    kind: 'auth_failure',
+    reason: 'expired',
+    httpStatus: 401,
+    correlationId: 'r2',
+  });
+  assert.equal(JSON.parse(authFailureLine({ reason: 'Bearer eyJhbGciOi...', httpStatus: 401 }, 0)).reason, 'other');
+});

@@ -1,0 +1,80 @@
+import type { CallStatus, Entrypoint } from '../../common/call-status';
+import { saneRequestId } from '../../common/request-context';
+
+/** One read call as the audit log sees it (DESIGN §10). Carries no argument values by construction. */
+export interface AuditEvent {
+  /** The principal's id (`anonymous` in auth mode none). */
+  principal: string;
+  entrypoint: Entrypoint;
+  /** The backend that served or would have served the call; null when it never resolved. */
+  backend: string | null;
+  /** The tool name as called (it may not exist: unknown and denied calls are audited too). */
+  tool: string;
+  /** SHA-256 of the canonical arguments (the cursor binding's digest); null when none was computed. */
+  argsDigest: string | null;
+  status: CallStatus;
+  durationMs: number;
+  /** Bytes of the answer returned to the caller for this call. */
+  responseBytes: number;
+  correlationId?: string;
+  /** The W3C `traceparent` header the client sent, when well-formed. */
+  traceparent?: string;
+}
+
+/** A request refused before any call was read: missing or bad credentials (401/400). */
+export interface AuthFailureEvent {
+  /** A closed reason from auth (`missing`, `expired`, `wrong_audience`, ...); never the credential. */
+  reason: string;
+  httpStatus: number;
+  correlationId?: string;
+  traceparent?: string;
+}
+
+const MAX_TOOL_CHARS = 200;
+const MAX_BACKEND_CHARS = 64;
+/** A digest is short base64url or hex; anything else is a bug upstream that might carry values. */
+const DIGEST = /^[A-Za-z0-9_-]{16,128}$/;
+/** W3C Trace Context §3.2: version 00-fe, non-zero trace and parent ids, lower-case hex. */
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The JSON line for one call. Every caller-influenced field is bounded or checked here, so a
+ * hostile tool name, correlation id or traceparent can neither forge a field (JSON escapes it) nor
+ * bloat the log, and a mistaken digest that is not a digest is dropped rather than written.
+ */
+export function auditLine(event: AuditEvent, timeMs: number): string {
+  return JSON.stringify({
+    time: new Date(timeMs).toISOString(),
+    kind: 'call',
+    principal: event.principal,
+    entrypoint: event.entrypoint,
+    backend: event.backend === null ? null : event.backend.slice(0, MAX_BACKEND_CHARS),
+    tool: event.tool.slice(0, MAX_TOOL_CHARS),
+    argsDigest: event.argsDigest !== null && DIGEST.test(event.argsDigest) ? event.argsDigest : null,
+    status: event.status,
+    durationMs: nonNegativeInt(event.durationMs),
+    responseBytes: nonNegativeInt(event.responseBytes),
+    ...traceFields(event),
+  });
+}
+
+/** The JSON line for a request refused at authentication. */
+export function authFailureLine(event: AuthFailureEvent, timeMs: number): string {
+  return JSON.stringify({
+    time: new Date(timeMs).toISOString(),
+    kind: 'auth_failure',
+    reason: /^[a-z_]{1,40}$/.test(event.reason) ? event.reason : 'other',
+    httpStatus: nonNegativeInt(event.httpStatus),
+    ...traceFields(event),
+  });
+}
+
+function traceFields(event: { correlationId?: string; traceparent?: string }): Record<string, string> {
+  const correlationId = saneRequestId(event.correlationId);
+  const traceparent = event.traceparent !== undefined && TRACEPARENT.test(event.traceparent) ? event.traceparent : undefined;
+  return { ...(correlationId ? { correlationId } : {}), ...(traceparent ? { traceparent } : {}) };
+}
+
+function nonNegativeInt(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.round(n) : 0;
+}

@@ -1,0 +1,83 @@
+/**
+ * Cleaning of text a backend controls before a model reads it (issue #6 "Edges"). A tool
+ * description is an instruction channel into the caller's model, so anything a human reviewing the
+ * catalog could not see is removed: terminal escapes, control characters, bidirectional overrides
+ * (Trojan Source, CVE-2021-42574), zero-width characters, Unicode tag characters ("ASCII smuggling":
+ * U+E0041... spells hidden English that models read and people do not) and variation selectors
+ * (which can carry a byte each). What is left is visible text, on one line, within a length cap.
+ */
+
+/**
+ * ANSI/VT escape sequences: CSI (`ESC [` or 8-bit U+009B) with its parameters; the string
+ * sequences a terminal hides (OSC, DCS, SOS, PM, APC, 7- or 8-bit) up to BEL or ST; and the other
+ * two-character escapes.
+ */
+const ESCAPE_SEQUENCES =
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -/]*[0-~]?/g;
+
+/**
+ * Everything invisible: controls (C0, DEL, C1), format characters (bidi controls U+202A–202E,
+ * U+2066–2069, U+200E/F, U+061C; zero-width U+200B–200D, U+2060, U+FEFF; soft hyphen; tags
+ * U+E0001, U+E0020–E007F), the unassigned rest of the tag block, variation selectors, Hangul
+ * fillers and lone surrogates. Tabs and newlines are controls too: they become spaces below.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\u{E0000}-\u{E007F}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0]/gu;
+
+/**
+ * `text` as a model may safely see it: escape sequences and invisible characters removed, every
+ * run of whitespace (tabs, newlines, line separators, no-break spaces) one space, trimmed, and at
+ * most `maxChars` code points (the last one `…` when cut). Line structure is not kept: a
+ * description is one line in `find_tool`, and newlines are how injected text fakes a new
+ * "message".
+ */
+export function cleanText(text: string, maxChars: number): string {
+  const visible = text
+    .replace(ESCAPE_SEQUENCES, '')
+    .replace(/[\t\n\v\f\r\u0085]/g, ' ')
+    .replace(INVISIBLE, '')
+    .replace(/\s+/gu, ' ')
+    .trim();
+  const points = Array.from(visible);
+  if (points.length <= maxChars) return visible;
+  return `${points.slice(0, Math.max(0, maxChars - 1)).join('').trimEnd()}…`;
+}
+
+/** Longest name a call may give (the batch entry's `name` bound, DESIGN §5). */
+export const MAX_TOOL_NAME_CHARS = 200;
+
+/**
+ * Why a backend's tool name cannot be published, or undefined when it can. Names are never
+ * rewritten: a call must name the tool exactly as its backend does (DESIGN §4), and a cleaned name
+ * would either not resolve or resolve to a tool other than the one shown. So a name carrying
+ * anything `cleanText` would remove or change (escapes, invisible characters, whitespace) is
+ * refused, and the tool left out of the catalog, with the reason logged by the caller.
+ */
+export function unsafeToolNameReason(name: string): string | undefined {
+  if (name.length === 0) return 'the name is empty';
+  if (name.length > MAX_TOOL_NAME_CHARS) return `the name is longer than ${MAX_TOOL_NAME_CHARS} characters`;
+  if (/\s/u.test(name)) return 'the name contains whitespace';
+  if (cleanText(name, MAX_TOOL_NAME_CHARS) !== name) return 'the name contains control, escape or invisible characters';
+  return undefined;
+}
+
+/**
+ * An input schema with every `description` and `title` string cleaned (they reach the model with
+ * `find_tool`'s `include_schema`). Everything else, property names included, is kept as it is:
+ * they are the argument keys the backend expects. Returns a new object; cycles cannot occur in
+ * schemas that came from JSON.
+ */
+export function cleanSchemaTexts(schema: Record<string, unknown>, maxChars: number): Record<string, unknown> {
+  return cleanNode(schema, maxChars) as Record<string, unknown>;
+}
+
+function cleanNode(node: unknown, maxChars: number): unknown {
+  if (Array.isArray(node)) return node.map((item) => cleanNode(item, maxChars));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const cleaned = (key === 'description' || key === 'title') && typeof value === 'string' ? cleanText(value, maxChars) : cleanNode(value, maxChars);
+    // defineProperty: a `__proto__` property of a JSON schema must stay plain data.
+    Object.defineProperty(out, key, { value: cleaned, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
