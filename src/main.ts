@@ -14,15 +14,17 @@ const CLOSE_TIMEOUT_MS = 15_000;
 
 async function main(): Promise<void> {
   let config;
+  let app: NestFastifyApplication;
   try {
     config = loadConfigFromEnvironment();
+    // Some config is only proven when its module opens it (the audit file): still a config error.
+    app = await createApp(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     // Invalid config stops the process before anything starts (DESIGN §3).
     process.stderr.write(JSON.stringify({ level: 'fatal', context: 'Config', message: err.message, problems: err.problems }) + '\n');
     process.exit(78);
   }
-  const app = await createApp(config);
   handleShutdownSignals(app);
   await app.listen(config.http.port, config.http.host);
   new Logger('Main').log({ msg: 'router listening', url: `${await app.getUrl()}/mcp`, startupMs: Math.round(process.uptime() * 1000) });

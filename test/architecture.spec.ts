@@ -26,7 +26,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   audit: ['common', 'config'],
   metrics: ['common', 'config', 'backends', 'registry', 'cursor'],
   batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics', 'access', 'audit'],
-  mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics', 'auth'],
+  mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics', 'auth', 'audit'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle'],
 };
 

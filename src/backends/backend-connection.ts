@@ -249,7 +249,9 @@ export class BackendConnection {
   }
 
   private publish(tools: readonly Tool[]): void {
-    const catalog = toCatalogTools(this.name, tools);
+    const catalog = toCatalogTools(this.name, tools, (reason) =>
+      this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }),
+    );
     this.deps.registry.replaceTools(this.name, catalog);
     this.toolCount = catalog.length;
   }

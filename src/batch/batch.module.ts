@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module';
+import { AuditModule } from '../audit/audit.module';
 import { BackendsModule } from '../backends/backends.module';
 import { CursorModule } from '../cursor/cursor.module';
 import { GateModule } from '../gate/gate.module';
@@ -9,7 +11,7 @@ import { BatchService } from './batch.service';
 import { FindToolService } from './find-tool.service';
 
 @Module({
-  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule],
+  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule],
   providers: [BatchService, FindToolService],
   exports: [BatchService, FindToolService],
 })

@@ -1,9 +1,13 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { AccessService } from '../access/access.service';
+import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import type { Entrypoint } from '../common/call-status';
+import type { Principal } from '../common/principal';
+import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { RouterError, statusOf } from '../common/router-error';
-import { BUDGET_CONFIG } from '../config/config.tokens';
-import type { BudgetConfig } from '../config/config.types';
+import { BACKENDS_CONFIG, BUDGET_CONFIG } from '../config/config.tokens';
+import type { BackendConfig, BudgetConfig } from '../config/config.types';
 import { CursorService, type CursorBinding } from '../cursor/cursor.service';
 import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
@@ -14,7 +18,7 @@ import { RegistryService } from '../registry/registry.service';
 import type { Envelope, ReadAnswer } from './batch.types';
 import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
-import { finishBatch, skeletonBytes, skeletonItemBytes, type BatchResponse, type ItemDraft } from './domain/batch-response';
+import { byteLength, finishBatch, skeletonBytes, skeletonItemBytes, type BatchResponse, type ItemDraft } from './domain/batch-response';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 
 /** DESIGN §5: an error message is at most 500 characters. */
@@ -24,8 +28,19 @@ interface Page extends PageToBound {
   binding: CursorBinding;
 }
 
-/** A call taken as far as the backend: either its final answer, or a page still to be bounded. */
-type Dispatched = { answer: ReadAnswer; page?: undefined } | { answer?: undefined; page: Page };
+/**
+ * A call taken as far as the backend: either its final answer, or a page still to be bounded;
+ * with the digest of its arguments once they were valid (for the audit log).
+ */
+type Dispatched = ({ answer: ReadAnswer; page?: undefined } | { answer?: undefined; page: Page }) & { argsDigest: string | null };
+
+/** What the audit line of one call needs besides its answer. */
+interface CallRecord {
+  principal: Principal;
+  started: number;
+  argsDigest: string | null;
+  bytes: number;
+}
 
 /** A batch refused whole, before anything was dispatched (DESIGN §5). */
 export interface BatchRejection {
@@ -40,7 +55,9 @@ export interface BatchRejection {
  */
 @Injectable()
 export class BatchService {
-  private readonly logger = new Logger(BatchService.name);
+  /** Configured backend names: the only `backend` values metrics and audit take from an answer. */
+  private readonly backendNames: ReadonlySet<string>;
+
   constructor(
     private readonly registry: RegistryService,
     private readonly gate: GateService,
@@ -48,25 +65,32 @@ export class BatchService {
     private readonly cursors: CursorService,
     private readonly rateLimits: RateLimitService,
     private readonly metrics: MetricsService,
+    private readonly access: AccessService,
+    private readonly audit: AuditService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
-  ) {}
+    @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
+  ) {
+    this.backendNames = new Set(backendConfigs.map((b) => b.name));
+  }
 
   /**
    * `invoke_read_tool`: answers one read call within the single-call budget; never throws for
    * anything the caller or a backend did. `raw` is the call as received.
    */
-  async read(raw: unknown, envelope: Envelope): Promise<ReadAnswer> {
+  async read(raw: unknown, envelope: Envelope, principal: Principal): Promise<ReadAnswer> {
     const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
-    const dispatched = await this.dispatch(raw);
+    const started = performance.now();
+    const dispatched = await this.dispatch(raw, principal);
     const answer = dispatched.page ? this.bound(dispatched.page, budget, envelope) : dispatched.answer;
-    return this.finish('invoke_read_tool', answer);
+    this.finish('invoke_read_tool', answer, { principal, started, argsDigest: dispatched.argsDigest, bytes: byteLength(envelope(answer)) });
+    return answer;
   }
 
   /**
    * `invoke_read_tool_batch` (DESIGN §5): entries dispatched one after another, in order, each
    * bounded to its share of the batch budget; one entry's failure never stops the rest.
    */
-  async readBatch(args: Record<string, unknown>): Promise<{ rejected: BatchRejection } | { response: BatchResponse }> {
+  async readBatch(args: Record<string, unknown>, principal: Principal): Promise<{ rejected: BatchRejection } | { response: BatchResponse }> {
     const checked = checkBatch(args);
     if (!checked.ok) {
       this.metrics.recordBatch(Array.isArray(args.calls) ? args.calls.length : 0, 'rejected');
@@ -76,35 +100,44 @@ export class BatchService {
     const budget = this.budgets.batchResponseMaxBytes;
     const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
     const drafts: ItemDraft[] = [];
+    const audits: { started: number; argsDigest: string | null }[] = [];
     for (const entry of entries) {
+      const started = performance.now();
       const itemBudget = { maxBytes: skeletonItemBytes(entry, MAX_SERVER_CHARS) + share, maxItems: this.budgets.responseMaxItems };
       const dispatched: Dispatched =
         entry.idError !== undefined
-          ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)) }
-          : await this.dispatch(entry.call);
-      const draft: ItemDraft = dispatched.page
-        ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page), tooLarge)
-        : { item: { index: entry.index, id: entry.id, ...dispatched.answer } };
-      this.finish('batch', draft.item);
-      drafts.push(draft);
+          ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)), argsDigest: null }
+          : await this.dispatch(entry.call, principal);
+      drafts.push(
+        dispatched.page
+          ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page), tooLarge)
+          : { item: { index: entry.index, id: entry.id, ...dispatched.answer } },
+      );
+      audits.push({ started, argsDigest: dispatched.argsDigest });
     }
     const response = finishBatch(drafts, budget);
+    // Counted once the whole answer is final, so later cuts are seen in metrics and audit.
+    response.results.forEach((item, i) => this.finish('batch', item, { principal, ...audits[i], bytes: byteLength(item) }));
     this.metrics.recordBatch(entries.length, response.ok ? 'ok' : 'partial');
     return { response };
   }
 
   /** The seam up to the backend's answer: every local refusal happens before any backend call. */
-  private async dispatch(raw: unknown): Promise<Dispatched> {
+  private async dispatch(raw: unknown, principal: Principal): Promise<Dispatched> {
     const checked = checkReadCall(raw);
-    if (!checked.ok) return { answer: failure(nameOf(raw), null, new RouterError('invalid_call', checked.message)) };
+    if (!checked.ok) return { answer: failure(nameOf(raw), null, new RouterError('invalid_call', checked.message)), argsDigest: null };
     const call = checked.call;
-    const resolution = this.registry.resolve(call.name, call.server);
+    const args = canonicalArguments(call.arguments);
+    const digest = argumentsDigest(args);
+    const answer = (tool: string, server: string | null, err: RouterError): Dispatched => ({ answer: failure(tool, server, err), argsDigest: digest });
+    // One function decides discovery and calls: a tool the caller may not call is unknown to it.
+    const resolution = this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
     if (resolution.kind === 'unknown') {
-      return { answer: failure(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server))) };
+      return answer(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
     }
     if (resolution.kind === 'ambiguous') {
       const message = `several backends serve a tool of this name; name one with \`server\`: ${resolution.servers.join(', ')}`;
-      return { answer: failure(call.name, null, new RouterError('unknown_tool', message)) };
+      return answer(call.name, null, new RouterError('unknown_tool', message));
     }
     const { tool } = resolution;
     const decision = this.gate.decide(tool);
@@ -113,22 +146,21 @@ export class BatchService {
         decision.reason === 'operator_deny'
           ? 'the operator policy denies this tool on the read path'
           : 'this tool is not read-only (its backend does not annotate it readOnlyHint: true)';
-      return { answer: failure(tool.name, tool.backend, new RouterError('blocked', why)) };
+      return answer(tool.name, tool.backend, new RouterError('blocked', why));
     }
-    const args = canonicalArguments(call.arguments);
-    const binding: CursorBinding = { backend: tool.backend, tool: tool.name, argsDigest: argumentsDigest(args) };
+    const binding: CursorBinding = { backend: tool.backend, tool: tool.name, argsDigest: digest, principal: principal.id };
     let from: Position | undefined;
     if (call.cursor !== undefined) {
       const checkedCursor = this.cursors.check(call.cursor, binding);
       if (!checkedCursor.ok) {
         this.metrics.recordCursorRejected(checkedCursor.reason);
-        return { answer: failure(tool.name, tool.backend, new RouterError('invalid_cursor', cursorMessage(checkedCursor.reason))) };
+        return answer(tool.name, tool.backend, new RouterError('invalid_cursor', cursorMessage(checkedCursor.reason)));
       }
       from = checkedCursor.position;
     }
     const outcome = await this.callBackend(tool.backend, tool.name, args);
-    if (outcome instanceof RouterError) return { answer: failure(tool.name, tool.backend, outcome) };
-    return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding } };
+    if (outcome instanceof RouterError) return answer(tool.name, tool.backend, outcome);
+    return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding }, argsDigest: digest };
   }
 
   /**
@@ -169,12 +201,26 @@ export class BatchService {
     };
   }
 
-  /** Counts every call by its final status, once, whichever entrypoint it came through. */
-  private finish(entrypoint: Entrypoint, answer: ReadAnswer): ReadAnswer {
-    this.metrics.recordCall(entrypoint, answer.server ?? 'none', answer.status);
+  /**
+   * Counts and audits every call by its final status, once, whichever entrypoint it came through
+   * (DESIGN §8, §10). Label values come from closed sets: `server` is a configured backend or "none".
+   */
+  private finish(entrypoint: Entrypoint, answer: ReadAnswer, call: CallRecord): void {
+    const backend = answer.server !== null && this.backendNames.has(answer.server) ? answer.server : null;
+    this.metrics.recordCall(entrypoint, backend ?? 'none', answer.status);
     if (answer.truncated) this.metrics.recordTruncation(entrypoint);
-    this.logger.debug({ msg: 'read call', entrypoint, backend: answer.server, status: answer.status });
-    return answer;
+    this.audit.record({
+      principal: call.principal.id,
+      entrypoint,
+      backend,
+      tool: answer.tool,
+      argsDigest: call.argsDigest,
+      status: answer.status,
+      durationMs: Math.round((performance.now() - call.started) * 1000) / 1000,
+      responseBytes: call.bytes,
+      correlationId: currentRequestId(),
+      traceparent: currentTraceparent(),
+    });
   }
 }
 

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { AccessService } from '../access/access.service';
+import type { Principal } from '../common/principal';
 import { GateService } from '../gate/gate.service';
 import { RegistryService } from '../registry/registry.service';
+import { cleanText } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
 
 /** One `find_tool` hit (DESIGN §1). `read_only` is the gate's decision, not the raw hint. */
@@ -37,10 +40,13 @@ export class FindToolService {
   constructor(
     private readonly registry: RegistryService,
     private readonly gate: GateService,
+    private readonly access: AccessService,
   ) {}
 
-  find(q: FindToolQuery): ToolHit[] {
-    return this.registry.search(q.query, q.topK, q.server).map(({ tool, score }) => this.hit(tool, score, q.includeSchema));
+  /** Hits among the tools `principal` may call only: discovery never shows what a call refuses. */
+  find(q: FindToolQuery, principal: Principal): ToolHit[] {
+    const visible = (tool: CatalogTool) => this.access.mayCallTool(principal, tool);
+    return this.registry.search(q.query, q.topK, q.server, visible).map(({ tool, score }) => this.hit(tool, score, q.includeSchema));
   }
 
   private hit(tool: CatalogTool, score: number, includeSchema: boolean): ToolHit {
@@ -48,7 +54,7 @@ export class FindToolService {
     return {
       name: tool.name,
       server: tool.backend,
-      description: trimDescription(tool.description),
+      description: cleanText(tool.description, MAX_DESCRIPTION_CHARS),
       params: paramsOf(tool.inputSchema),
       read_only: readOnly,
       // MCP defaults: a tool that is not read-only is assumed destructive and not idempotent.
@@ -60,10 +66,6 @@ export class FindToolService {
   }
 }
 
-function trimDescription(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length <= MAX_DESCRIPTION_CHARS ? oneLine : `${oneLine.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
-}
 
 function paramsOf(schema: Record<string, unknown>): ParamSummary[] {
   const properties = schema.properties;

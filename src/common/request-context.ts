@@ -4,6 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   /** Correlation id: the caller's `x-request-id` when it is sane, else generated. */
   readonly requestId: string;
+  /** The W3C `traceparent` header as sent (the audit log keeps it only when well-formed). */
+  readonly traceparent?: string;
 }
 
 /** The header a correlation id arrives in and is echoed back in. */
@@ -19,6 +21,11 @@ export const requestContext = new AsyncLocalStorage<RequestContext>();
 /** The correlation id of the request being served, if any. */
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
+}
+
+/** The `traceparent` the client sent with the request being served, if any. */
+export function currentTraceparent(): string | undefined {
+  return requestContext.getStore()?.traceparent;
 }
 
 /**

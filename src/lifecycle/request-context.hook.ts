@@ -9,7 +9,11 @@ import { REQUEST_ID_HEADER, type RequestContext, requestContext, saneRequestId }
 export function registerRequestContext(fastify: FastifyInstance, newId: () => string = randomUUID): void {
   const contexts = new WeakMap<object, RequestContext>();
   fastify.addHook('onRequest', (request, reply, done) => {
-    const context: RequestContext = { requestId: saneRequestId(request.headers[REQUEST_ID_HEADER]) ?? newId() };
+    const traceparent = request.headers.traceparent;
+    const context: RequestContext = {
+      requestId: saneRequestId(request.headers[REQUEST_ID_HEADER]) ?? newId(),
+      ...(typeof traceparent === 'string' && traceparent.length <= 64 ? { traceparent } : {}),
+    };
     contexts.set(request.raw, context);
     reply.header(REQUEST_ID_HEADER, context.requestId);
     requestContext.run(context, done);

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Headers, Post, Res, UseFilters, UseInterceptors } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, Get, Post, Req, Res, UseFilters, UseInterceptors } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DrainInterceptor } from '../lifecycle/drain.interceptor';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
@@ -13,13 +13,10 @@ export class McpController {
   constructor(private readonly mcp: McpService) {}
 
   @Post()
-  async post(
-    @Body() body: unknown,
-    @Headers() headers: Record<string, string | undefined>,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
-    const answer = await this.mcp.handlePost(typeof body === 'string' ? body : '', { host: headers.host, origin: headers.origin });
+  async post(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    const answer = await this.mcp.handlePost({ body: typeof body === 'string' ? body : '', url: request.url, headers: request.headers });
     reply.status(answer.status);
+    for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     if (answer.body === undefined) return '';
     reply.header('content-type', 'application/json');
     return answer.body;

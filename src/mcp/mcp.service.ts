@@ -3,6 +3,11 @@ import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from 
 import { BatchService } from '../batch/batch.service';
 import type { ReadAnswer } from '../batch/batch.types';
 import { FindToolService } from '../batch/find-tool.service';
+import { AuditService } from '../audit/audit.service';
+import { AuthService } from '../auth/auth.service';
+import { refusalBody } from '../auth/domain/bearer';
+import type { Principal } from '../common/principal';
+import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { HTTP_CONFIG } from '../config/config.tokens';
 import type { HttpConfig } from '../config/config.types';
 import { errorMessage, parseIncoming, resultMessage, type RequestId } from './domain/jsonrpc';
@@ -11,10 +16,18 @@ import { toolError, toolResult, type ToolCallResult } from './domain/tool-result
 import { checkFindToolInput } from './domain/find-tool-input';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, PUBLISHED_TOOLS } from './published-tools';
 
-/** What the controller sends back: an HTTP status and, unless 202, a JSON body. */
+/** What the controller sends back: an HTTP status, headers and, unless 202, a JSON body. */
 export interface HttpAnswer {
   status: number;
+  headers?: Record<string, string>;
   body?: unknown;
+}
+
+/** The parts of an HTTP request the endpoint reads. */
+export interface McpHttpRequest {
+  body: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as const;
@@ -36,13 +49,27 @@ export class McpService {
   constructor(
     private readonly batch: BatchService,
     private readonly finder: FindToolService,
+    private readonly auth: AuthService,
+    private readonly audit: AuditService,
     @Inject(HTTP_CONFIG) private readonly http: HttpConfig,
   ) {}
 
-  /** Checks the edge (throws EdgeError), then answers one POSTed body. */
-  async handlePost(body: string, headers: { host?: string; origin?: string }): Promise<HttpAnswer> {
-    guardRequest(headers, { listenHost: this.http.host, allowedHosts: this.http.allowedHosts, allowedOrigins: this.http.allowedOrigins });
-    const incoming = parseIncoming(body);
+  /**
+   * Checks the edge (throws EdgeError), then who is calling (DESIGN §10: 401/400 before anything
+   * is parsed), then answers one POSTed body.
+   */
+  async handlePost(request: McpHttpRequest): Promise<HttpAnswer> {
+    const { host, origin } = request.headers;
+    guardRequest(
+      { host: single(host), origin: single(origin) },
+      { listenHost: this.http.host, allowedHosts: this.http.allowedHosts, allowedOrigins: this.http.allowedOrigins },
+    );
+    const caller = await this.auth.authenticate({ headers: request.headers, url: request.url });
+    if (!caller.ok) {
+      this.audit.recordAuthFailure({ reason: caller.reason, httpStatus: caller.status, correlationId: currentRequestId(), traceparent: currentTraceparent() });
+      return { status: caller.status, headers: { 'www-authenticate': caller.wwwAuthenticate }, body: refusalBody(caller) };
+    }
+    const incoming = parseIncoming(request.body);
     switch (incoming.kind) {
       case 'invalid':
         return { status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) };
@@ -50,11 +77,11 @@ export class McpService {
       case 'response':
         return { status: 202 };
       case 'request':
-        return { status: 200, body: await this.answer(incoming.id, incoming.method, incoming.params) };
+        return { status: 200, body: await this.answer(incoming.id, incoming.method, incoming.params, caller.principal) };
     }
   }
 
-  private async answer(id: RequestId, method: string, params: Record<string, unknown>): Promise<unknown> {
+  private async answer(id: RequestId, method: string, params: Record<string, unknown>, principal: Principal): Promise<unknown> {
     switch (method) {
       case 'initialize':
         return resultMessage(id, {
@@ -68,36 +95,36 @@ export class McpService {
       case 'tools/list':
         return resultMessage(id, { tools: PUBLISHED_TOOLS });
       case 'tools/call':
-        return this.callTool(id, params);
+        return this.callTool(id, params, principal);
       default:
         return errorMessage(id, ErrorCode.MethodNotFound, 'Method not found');
     }
   }
 
-  private async callTool(id: RequestId, params: Record<string, unknown>): Promise<unknown> {
+  private async callTool(id: RequestId, params: Record<string, unknown>, principal: Principal): Promise<unknown> {
     const { name } = params;
     const args = params.arguments ?? {};
     if (typeof name !== 'string') return errorMessage(id, ErrorCode.InvalidParams, 'Invalid params: `name` must be a string');
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return errorMessage(id, ErrorCode.InvalidParams, 'Invalid params: `arguments` must be an object');
     }
-    return resultMessage(id, await this.runTool(name, args as Record<string, unknown>));
+    return resultMessage(id, await this.runTool(name, args as Record<string, unknown>, principal));
   }
 
-  private async runTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+  private async runTool(name: string, args: Record<string, unknown>, principal: Principal): Promise<ToolCallResult> {
     switch (name) {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);
         if (!input.ok) return toolError({ ok: false, error: { code: 'invalid_arguments', message: input.message } });
-        const hits = this.finder.find(input.query);
+        const hits = this.finder.find(input.query, principal);
         return toolResult({ hits }, false);
       }
       case INVOKE_READ_TOOL: {
-        const answer = await this.batch.read(args, singleEnvelope);
+        const answer = await this.batch.read(args, singleEnvelope, principal);
         return toolResult(singleEnvelope(answer), answer.status !== 'ok');
       }
       case INVOKE_READ_TOOL_BATCH: {
-        const outcome = await this.batch.readBatch(args);
+        const outcome = await this.batch.readBatch(args, principal);
         if ('rejected' in outcome) return toolError({ ok: false, error: outcome.rejected });
         return toolResult({ ...outcome.response }, !outcome.response.ok);
       }
@@ -111,6 +138,10 @@ export class McpService {
 /** The single call's answer: the batch item's fields without index and id, plus `ok` (DESIGN §1). */
 function singleEnvelope(answer: ReadAnswer): Record<string, unknown> {
   return { ok: answer.status === 'ok', ...answer };
+}
+
+function single(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
 }
 
 function negotiate(requested: unknown): string {

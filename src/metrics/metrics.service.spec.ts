@@ -1,3 +1,4 @@
+import { ANONYMOUS } from '../common/principal';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -70,12 +71,12 @@ describe('MetricsService in the real module graph', () => {
       metrics.recordRateLimitTimeout(name);
     };
     // A first round creates the one "none" series each metric may have; from then on, nothing new.
-    await batch.readBatch({ calls: [{ name: random() }] });
+    await batch.readBatch({ calls: [{ name: random() }] }, ANONYMOUS);
     hostile(random());
     const before = ownSeries(await metrics.registry.getMetricsAsJSON());
     for (let round = 0; round < 40; round++) {
       const calls = Array.from({ length: 25 }, (_, i) => (i % 2 === 0 ? { name: random() } : { name: random(), server: random() }));
-      await batch.readBatch({ calls });
+      await batch.readBatch({ calls }, ANONYMOUS);
     }
     // The same hostile names straight at the recording API, as a seam bug would pass them.
     for (let i = 0; i < 1000; i++) hostile(random());

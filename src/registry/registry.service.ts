@@ -40,12 +40,13 @@ export class RegistryService {
     return new Map([...this.snapshot.byBackend].map(([b, tools]) => [b, tools.length]));
   }
 
-  resolve(name: string, server?: string): Resolution {
-    return resolveTool(this.snapshot.byName, name, server);
+  /** Exact resolution among the tools `visible` admits (default: all). */
+  resolve(name: string, server?: string, visible?: (tool: CatalogTool) => boolean): Resolution {
+    return resolveTool(this.snapshot.byName, name, server, visible);
   }
 
-  search(query: string, topK: number, backend?: string): { tool: CatalogTool; score: number }[] {
-    return searchTools(this.snapshot.index, query, { topK, backend });
+  search(query: string, topK: number, backend?: string, visible?: (tool: CatalogTool) => boolean): { tool: CatalogTool; score: number }[] {
+    return searchTools(this.snapshot.index, query, { topK, backend, visible });
   }
 }
 

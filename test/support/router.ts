@@ -40,6 +40,8 @@ export function testConfig(backends: BackendConfig[], overrides: Partial<RouterC
     logLevel: 'warn',
     backends,
     policy: { readOnly: { allow: [], deny: [] } },
+    // Audit lines go to a file of the test's own, not into the test runner's output.
+    audit: { sink: 'file', path: join(tempDir('centralmcp-audit-'), 'audit.jsonl') },
     ...overrides,
   };
 }

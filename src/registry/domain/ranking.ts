@@ -27,6 +27,8 @@ export interface SearchToolsOptions {
   topK: number;
   /** Restrict hits to this backend. */
   backend?: string;
+  /** Restrict hits to tools the caller may see (DESIGN §10); applied before the top-k cut. */
+  visible?: (tool: CatalogTool) => boolean;
 }
 
 declare const INDEX_BRAND: unique symbol;
@@ -275,6 +277,24 @@ export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
  * stop-word-only query is a browse: the first `topK` tools by backend and name, score 0.
  * A query that matches nothing answers no hits. Never throws.
  */
+/**
+ * A zero document boost skips the document before it is scored, cheaper than a result filter; the
+ * id starts with the backend and a NUL, which no backend name contains.
+ */
+function documentFilter(
+  state: IndexState,
+  backendPrefix: string | undefined,
+  visible: ((tool: CatalogTool) => boolean) | undefined,
+): ((id: string) => number) | undefined {
+  if (backendPrefix === undefined && visible === undefined) return undefined;
+  return (id: string) => {
+    if (backendPrefix !== undefined && !id.startsWith(backendPrefix)) return 0;
+    if (visible === undefined) return 1;
+    const tool = state.byId.get(id);
+    return tool !== undefined && visible(tool) ? 1 : 0;
+  };
+}
+
 export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOptions): ToolHit[] {
   const state = index as unknown as IndexState;
   const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
@@ -282,7 +302,9 @@ export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOp
 
   const terms = queryTerms(query);
   if (terms.length === 0) {
-    const browse = state.sorted.filter((tool) => opts.backend === undefined || tool.backend === opts.backend);
+    const browse = state.sorted.filter(
+      (tool) => (opts.backend === undefined || tool.backend === opts.backend) && (opts.visible === undefined || opts.visible(tool)),
+    );
     return browse.slice(0, topK).map((tool) => ({ tool, score: 0 }));
   }
 
@@ -297,9 +319,7 @@ export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOp
     // The terms are already tokenized and normalized (none holds a space); only split them apart.
     tokenize: (text) => text.split(' '),
     processTerm: (term) => term,
-    // A zero document boost skips the document before it is scored, cheaper than a result filter;
-    // the id starts with the backend and a NUL, which no backend name contains.
-    boostDocument: backendPrefix === undefined ? undefined : (id: string) => (id.startsWith(backendPrefix) ? 1 : 0),
+    boostDocument: documentFilter(state, backendPrefix, opts.visible),
   };
   // minisearch answers every match sorted by raw score, so rounded scores never rise along the
   // list: once one falls below the last kept hit, nothing after it can enter. Ties at that score

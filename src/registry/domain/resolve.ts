@@ -15,8 +15,11 @@ export function resolveTool(
   byName: ReadonlyMap<string, readonly CatalogTool[]>,
   name: string,
   server: string | undefined,
+  visible: (tool: CatalogTool) => boolean = () => true,
 ): Resolution {
-  const candidates = byName.get(name) ?? [];
+  // Tools the caller may not call are left out before anything is decided, so a denied tool
+  // answers exactly like one that does not exist, and an ambiguity never names hidden servers.
+  const candidates = (byName.get(name) ?? []).filter(visible);
   if (server !== undefined) {
     const tool = candidates.find((c) => c.backend === server);
     return tool ? { kind: 'found', tool } : { kind: 'unknown' };
