@@ -158,7 +158,7 @@ export class BatchService {
       }
       from = checkedCursor.position;
     }
-    const outcome = await this.callBackend(tool.backend, tool.name, args);
+    const outcome = await this.callBackend(tool.backend, tool.name, args, principal.id);
     if (outcome instanceof RouterError) return answer(tool.name, tool.backend, outcome);
     return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding }, argsDigest: digest };
   }
@@ -167,8 +167,8 @@ export class BatchService {
    * Takes a rate-limit token, then calls the backend, timed. Only a call that passed every local
    * check gets here, so refusals cost no token (DESIGN §7). Failures come back as values.
    */
-  private async callBackend(backend: string, tool: string, args: Record<string, unknown>): Promise<ToolResultLike | RouterError> {
-    const limited = await this.rateLimits.acquire(backend);
+  private async callBackend(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<ToolResultLike | RouterError> {
+    const limited = await this.rateLimits.acquire(backend, principal);
     if (!limited.ok) {
       this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
       return new RouterError('rate_limited', `rate limit: no token within ${limited.maxWaitMs} ms`);
@@ -224,9 +224,9 @@ export class BatchService {
   }
 }
 
-/** The metric label of a rate-limit bucket: `global`, or the backend's own name. */
+/** The metric label of a rate-limit bucket: `global`, `principal`, or the backend's own name. */
 function bucketLabel(bucket: RateLimitBucket, backend: string): string {
-  return bucket === 'global' ? 'global' : backend;
+  return bucket === 'backend' ? backend : bucket;
 }
 
 function tooLarge(page: PageToBound): ReadAnswer {

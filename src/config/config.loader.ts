@@ -85,7 +85,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
   }
 }
 
-type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit'> & Required<Pick<RouterConfig, 'auth' | 'access' | 'audit'>>;
+type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'principalRateLimit'> & Required<Pick<RouterConfig, 'auth' | 'access' | 'audit'>>;
 
 function buildConfig(
   raw: unknown,
@@ -112,6 +112,7 @@ function buildConfig(
     backends,
     policy: { readOnly: { allow: file.policy?.readOnly?.allow ?? [], deny: file.policy?.readOnly?.deny ?? [] } },
     rateLimit: rateLimitOf(file.rateLimit, DEFAULT_MAX_WAIT_MS),
+    principalRateLimit: rateLimitOf(file.principalRateLimit),
     ...buildSecurity(file, listenHost, configDir, problems),
   };
 }

@@ -114,6 +114,8 @@ export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
   @IsOptional() @ValidateNested() @Type(() => PolicyDto) policy?: PolicyDto;
   @IsOptional() @ValidateNested() @Type(() => RateLimitDto) rateLimit?: RateLimitDto;
+  /** A bucket of this size for each principal (DESIGN §10); its maxWaitMs defaults to the global one's. */
+  @IsOptional() @ValidateNested() @Type(() => RateLimitDto) principalRateLimit?: RateLimitDto;
   @IsOptional() @ValidateNested() @Type(() => AuthDto) auth?: AuthDto;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AccessRuleDto) access?: AccessRuleDto[];
   @IsOptional() @ValidateNested() @Type(() => AuditDto) audit?: AuditDto;

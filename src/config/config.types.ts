@@ -139,6 +139,8 @@ export interface RouterConfig {
   backends: BackendConfig[];
   policy: { readOnly: ReadOnlyPolicyConfig };
   rateLimit?: RateLimitSettings;
+  /** A bucket of this size for each principal; none when absent. */
+  principalRateLimit?: RateLimitSettings;
   /**
    * Optional so a config built in code (tests) gets the defaults; the loader always sets it.
    * Read it through LIFECYCLE_CONFIG, never here.

@@ -18,6 +18,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** The global rate-limit bucket's label value (DESIGN §7). */
 export const GLOBAL_BUCKET = 'global';
+/** The label value shared by every principal's bucket: principal ids never become labels. */
+export const PRINCIPAL_BUCKET = 'principal';
 
 /** How one batch ended: every entry ok, some entry not ok, or refused before any dispatch (DESIGN §5). */
 export type BatchOutcome = 'ok' | 'partial' | 'rejected';
@@ -239,7 +241,7 @@ export class MetricsService {
   }
 
   private bucketLabel(bucket: string): string {
-    return bucket === GLOBAL_BUCKET || this.backendNames.has(bucket) ? bucket : UNKNOWN_LABEL;
+    return bucket === GLOBAL_BUCKET || bucket === PRINCIPAL_BUCKET || this.backendNames.has(bucket) ? bucket : UNKNOWN_LABEL;
   }
 
   private collectRestarts(restarts: Counter<'backend'>): void {

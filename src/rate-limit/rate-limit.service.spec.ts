@@ -147,6 +147,24 @@ describe('RateLimitService', () => {
     assert.deepEqual(await limits.acquire('files'), { ok: false, bucket: 'backend', neededMs: 1_000, maxWaitMs: 500 });
   });
 
+  test('each principal has its own bucket: one caller exhausting it does not slow another', async () => {
+    const { limits } = await limiter(testConfig([backend('files')], { principalRateLimit: limit(1, 2, 500) }));
+    assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
+    assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
+    const third = await limits.acquire('files', 'alice');
+    assert.deepEqual(third, { ok: false, bucket: 'principal', neededMs: 1000, maxWaitMs: 500 });
+    assert.equal(waitedMs(await limits.acquire('files', 'carol')), 0);
+    assert.equal(waitedMs(await limits.acquire('files')), 0, 'a call without principal takes no principal token');
+  });
+
+  test('a principal refused after the global bucket granted gives the global token back', async () => {
+    const { limits } = await limiter(testConfig([backend('files')], { rateLimit: limit(1, 1), principalRateLimit: limit(1, 1, 0) }));
+    assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
+    assert.equal((await limits.acquire('files', 'alice')).ok, false);
+    // The global token of the refused call came back, so carol waits one token, not two.
+    assert.equal(waitedMs(await limits.acquire('files', 'carol')), 1000);
+  });
+
   test('the module as wired waits on a real timer', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [ConfigModule.forRoot(testConfig([], { rateLimit: limit(50, 1) })), RateLimitModule],

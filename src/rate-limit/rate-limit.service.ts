@@ -7,7 +7,7 @@ import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { SLEEP, type Sleep } from './rate-limit.tokens';
 
 /** Which bucket waited or refused; doubles as a metrics label. */
-export type RateLimitBucket = 'global' | 'backend';
+export type RateLimitBucket = 'global' | 'principal' | 'backend';
 
 export interface RateLimitWait {
   bucket: RateLimitBucket;
@@ -39,12 +39,13 @@ interface Limit {
 const UNLIMITED: RateLimitOutcome = Object.freeze({ ok: true, waitedMs: 0, waits: Object.freeze([]) });
 
 /**
- * The router's token buckets (DESIGN §7): one global and one per backend, each only where
- * configured. Where none applies, `acquire` resolves at once.
+ * The router's token buckets (DESIGN §7, issue #6): one global, one per principal and one per
+ * backend, each only where configured. Where none applies, `acquire` resolves at once.
  */
 @Injectable()
 export class RateLimitService {
   private readonly global: Limit | undefined;
+  private readonly perPrincipal: Omit<Limit, 'key'> | undefined;
   private readonly perBackend = new Map<string, Limit>();
 
   constructor(
@@ -53,46 +54,48 @@ export class RateLimitService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SLEEP) private readonly sleep: Sleep,
   ) {
-    this.global = config.rateLimit && limitOf('global', 'global', config.rateLimit, config.rateLimit.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
+    const defaultWait = config.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    this.global = config.rateLimit && limitOf('global', 'global', config.rateLimit, defaultWait);
+    const principal = config.principalRateLimit;
+    this.perPrincipal = principal && limitOf('principal', '', principal, principal.maxWaitMs ?? defaultWait);
     for (const backend of config.backends) {
       if (!backend.rateLimit) continue;
       // Backend names cannot contain ':', so no backend key collides with the global one.
-      const maxWaitMs = backend.rateLimit.maxWaitMs ?? config.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+      const maxWaitMs = backend.rateLimit.maxWaitMs ?? defaultWait;
       this.perBackend.set(backend.name, limitOf('backend', `backend:${backend.name}`, backend.rateLimit, maxWaitMs));
     }
   }
 
   /**
-   * Takes one token from the global bucket and one from `backend`'s, waiting for them if needed.
-   * Resolves once the call may go to the backend, or at once with `ok: false` when a wait would
-   * exceed that bucket's `maxWaitMs` (nothing is then taken from either bucket).
+   * Takes one token from each bucket that applies (global, the principal's, the backend's),
+   * waiting for them if needed. Resolves once the call may go to the backend, or at once with
+   * `ok: false` when a wait would exceed that bucket's `maxWaitMs` (nothing is then taken from any).
    *
    * Call it only after every local refusal (unknown tool, blocked, invalid call, invalid cursor):
    * those never reach a backend and so cost no token. Store errors propagate (the in-memory store
    * has none).
    */
-  async acquire(backend: string): Promise<RateLimitOutcome> {
-    const global = this.global;
+  async acquire(backend: string, principal?: string): Promise<RateLimitOutcome> {
+    const limits: Limit[] = [];
+    if (this.global) limits.push(this.global);
+    // Principal ids are free text; the prefix keeps their keys apart from every other bucket's.
+    if (this.perPrincipal && principal !== undefined) limits.push({ ...this.perPrincipal, key: `principal:${principal}` });
     const own = this.perBackend.get(backend);
-    if (global === undefined && own === undefined) return UNLIMITED;
+    if (own) limits.push(own);
+    if (limits.length === 0) return UNLIMITED;
     const nowMs = this.clock.now();
     const waits: RateLimitWait[] = [];
-    if (global !== undefined) {
-      const granted = await this.store.reserve(global.key, COST, nowMs, global.params, global.maxWaitMs);
-      if (!granted.ok) return refused(global, granted.waitMs);
-      waits.push({ bucket: 'global', waitMs: granted.waitMs });
-    }
-    if (own !== undefined) {
-      const granted = await this.store.reserve(own.key, COST, nowMs, own.params, own.maxWaitMs);
+    for (const [i, limit] of limits.entries()) {
+      const granted = await this.store.reserve(limit.key, COST, nowMs, limit.params, limit.maxWaitMs);
       if (!granted.ok) {
-        // The global token was reserved for a call that will not happen; without the refund a
+        // The tokens reserved so far were for a call that will not happen; without the refund a
         // busy backend would drain the global budget of every other backend.
-        if (global !== undefined) await this.store.refund(global.key, COST, nowMs, global.params);
-        return refused(own, granted.waitMs);
+        for (const earlier of limits.slice(0, i)) await this.store.refund(earlier.key, COST, nowMs, earlier.params);
+        return refused(limit, granted.waitMs);
       }
-      waits.push({ bucket: 'backend', waitMs: granted.waitMs });
+      waits.push({ bucket: limit.bucket, waitMs: granted.waitMs });
     }
-    // Both tokens are ours from their own times on; waiting for the later covers the earlier.
+    // Every token is ours from its own time on; waiting for the latest covers the others.
     let waitedMs = 0;
     for (const w of waits) waitedMs = Math.max(waitedMs, w.waitMs);
     if (waitedMs > 0) await this.sleep(waitedMs);

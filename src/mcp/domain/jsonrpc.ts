@@ -10,12 +10,38 @@ export type Incoming =
   | { kind: 'invalid'; id: RequestId | null; code: ErrorCode.ParseError | ErrorCode.InvalidRequest; message: string };
 
 const MAX_ID_CHARS = 256;
+/** Deepest JSON nesting a message may have; real MCP messages stay far below it. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when the JSON text nests objects and arrays deeper than `limit`. One pass over the text
+ * (brackets inside strings do not count), so a 10,000-level body is refused before it is parsed
+ * into 10,000 objects and walked by every validator after.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
 
 /**
  * Classifies a POSTed body with the SDK's own message schemas. JSON-RPC batch arrays are refused:
  * the 2025-06-18 revision of the MCP transport removed them, and one body then stays one answer.
  */
 export function parseIncoming(body: string): Incoming {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
+  }
   let message: unknown;
   try {
     message = JSON.parse(body);
