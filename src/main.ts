@@ -5,6 +5,7 @@ import { createApp } from './app.factory';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { LifecycleService } from './lifecycle/lifecycle.service';
+import { moveOpsPathsOffMainPort } from './ops-port';
 
 /**
  * Bound of `app.close()` after the drain: closing backends waits for every stdio process group to
@@ -26,8 +27,16 @@ async function main(): Promise<void> {
     process.exit(78);
   }
   handleShutdownSignals(app);
+  const opsPort = config.http.metricsPort === undefined ? undefined : moveOpsPathsOffMainPort(app);
   await app.listen(config.http.port, config.http.host);
-  new Logger('Main').log({ msg: 'router listening', url: `${await app.getUrl()}/mcp`, startupMs: Math.round(process.uptime() * 1000) });
+  // The ops listener dies with the process; it holds no work a drain would have to wait for.
+  if (opsPort && config.http.metricsPort !== undefined) (await opsPort.listen(config.http.metricsPort, config.http.host)).unref();
+  new Logger('Main').log({
+    msg: 'router listening',
+    url: `${await app.getUrl()}/mcp`,
+    ...(config.http.metricsPort !== undefined ? { metricsPort: config.http.metricsPort } : {}),
+    startupMs: Math.round(process.uptime() * 1000),
+  });
 }
 
 /**
