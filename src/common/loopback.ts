@@ -1,4 +1,5 @@
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/** Host names that always mean this machine (a Host header's name, without its port). */
+export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /**
  * True for a loopback listen address or name: only this machine can reach it. Used where the

@@ -1,3 +1,4 @@
+import { isLoopbackAddress, LOOPBACK_NAMES } from '../../common/loopback';
 import { EdgeError } from '../mcp.errors';
 
 export interface GuardSettings {
@@ -6,7 +7,6 @@ export interface GuardSettings {
   allowedOrigins: readonly string[];
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /**
  * DNS-rebinding protection (DESIGN §2, MCP spec "Security Warning" of Streamable HTTP): a present
@@ -16,7 +16,7 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
  */
 export function guardRequest(headers: { host?: string; origin?: string }, settings: GuardSettings): void {
   const { origin } = headers;
-  if (origin !== undefined && !settings.allowedOrigins.includes(origin) && !(isLoopback(settings.listenHost) && isLoopbackOrigin(origin))) {
+  if (origin !== undefined && !settings.allowedOrigins.includes(origin) && !(isLoopbackAddress(settings.listenHost) && isLoopbackOrigin(origin))) {
     throw new EdgeError('forbidden_origin', 'Forbidden: this Origin is not allowed');
   }
   const host = headers.host ?? '';
@@ -27,7 +27,7 @@ export function guardRequest(headers: { host?: string; origin?: string }, settin
     }
     return;
   }
-  if (isLoopback(settings.listenHost) && !LOOPBACK_NAMES.has(hostname)) {
+  if (isLoopbackAddress(settings.listenHost) && !LOOPBACK_NAMES.has(hostname)) {
     throw new EdgeError('forbidden_host', 'Forbidden: this Host is not allowed');
   }
 }
@@ -41,9 +41,6 @@ function isLoopbackOrigin(origin: string): boolean {
   return match !== null;
 }
 
-export function isLoopback(address: string): boolean {
-  return LOOPBACK_NAMES.has(address) || address.startsWith('127.');
-}
 
 function hostnameOf(host: string): string {
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
