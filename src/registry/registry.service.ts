@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { buildToolIndex, searchTools, type ToolIndex } from './domain/ranking';
+import { diffCatalog } from './domain/catalog-diff';
 import { indexByName, resolveTool, type Resolution } from './domain/resolve';
 import type { CatalogTool } from './registry.types';
 
@@ -24,10 +25,21 @@ export class RegistryService {
    * so callers only ever replace, never clear, on disconnect.
    */
   replaceTools(backend: string, tools: readonly CatalogTool[]): void {
+    const previous = this.snapshot.byBackend.get(backend);
     const byBackend = new Map(this.snapshot.byBackend);
     byBackend.set(backend, tools);
     this.snapshot = buildSnapshot(byBackend);
-    this.logger.log({ msg: 'catalog updated', backend, tools: tools.length });
+    const diff = previous ? diffCatalog(previous, tools) : undefined;
+    this.logger.log({
+      msg: 'catalog updated',
+      backend,
+      tools: tools.length,
+      ...(diff && (diff.added.length > 0 || diff.removed.length > 0) ? { added: diff.added, removed: diff.removed } : {}),
+    });
+    // What the read gate lets through may have changed: say which tool, and how, every time.
+    for (const change of diff?.annotationsChanged ?? []) {
+      this.logger.warn({ msg: 'tool annotations changed', backend, ...change });
+    }
   }
 
   /** True once the backend has delivered a catalog at least once. */
