@@ -28,6 +28,9 @@ export function toRouterError(err: unknown, backend: string, timeoutMs: number):
         return new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${err.code}`);
     }
   }
+  if (isResponseTooLarge(err)) {
+    return new RouterError('response_too_large', `backend ${backend} sent a response over the size limit`);
+  }
   // Protocol.request rejects with this plain Error when the transport is already gone.
   if (err instanceof Error && err.message === 'Not connected') {
     return new RouterError('backend_unavailable', `backend ${backend} is not connected`);
@@ -57,6 +60,14 @@ export function classifyTransportError(err: unknown): TransportErrorKind {
   if (/^(Failed to reconnect|Maximum reconnection attempts)/.test(err.message)) return 'lost';
   if (err.message.startsWith('SSE stream disconnected')) return 'suspect';
   return 'benign';
+}
+
+/** True for the HTTP response cap's error, however the SDK or fetch wrapped it. */
+function isResponseTooLarge(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e.name === 'ResponseTooLargeError') return true;
+  }
+  return false;
 }
 
 /** A short, single-line description of a connect failure for logs and `states()`. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
-import { fetchWithoutRedirects } from './backend-transports';
+import { fetchWithoutRedirects, guardedFetch } from './backend-transports';
 
 let target: Server;
 let redirector: Server;
@@ -9,9 +9,17 @@ let targetHits = 0;
 let base = '';
 
 before(async () => {
-  target = createServer((_req, res) => {
+  target = createServer((req, res) => {
     targetHits++;
-    res.end('{}');
+    const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('bytes') ?? 2);
+    const chunked = req.url?.includes('chunked');
+    res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(size) }) });
+    // A JSON string of `size` bytes, written in 64 KiB chunks.
+    const body = Buffer.alloc(size, 0x61);
+    body[0] = 0x22;
+    body[size - 1] = 0x22;
+    for (let i = 0; i < size; i += 65_536) res.write(body.subarray(i, i + 65_536));
+    res.end();
   });
   await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
   const targetPort = (target.address() as { port: number }).port;
@@ -28,6 +36,17 @@ after(() => {
 });
 
 test('a backend redirect is refused, not followed: the other host sees nothing', async () => {
+  const before = targetHits;
   await assert.rejects(fetchWithoutRedirects(`${base}/mcp`, { method: 'POST', body: '{}', headers: { authorization: 'Bearer backend-secret' } }), /redirect/);
-  assert.equal(targetHits, 0);
+  assert.equal(targetHits, before);
+});
+
+test('a POST answer over the cap fails while it streams in, declared or chunked; smaller ones and GET streams pass', async () => {
+  const targetBase = base.replace(/:\d+$/, `:${(target.address() as { port: number }).port}`);
+  const capped = guardedFetch(1024 * 1024);
+  for (const path of ['/mcp?bytes=3000000', '/mcp?bytes=3000000&chunked=1']) {
+    await assert.rejects(async () => (await capped(`${targetBase}${path}`, { method: 'POST', body: '{}' })).json(), { name: 'ResponseTooLargeError' }, path);
+  }
+  assert.equal(((await (await capped(`${targetBase}/mcp?bytes=1000`, { method: 'POST', body: '{}' })).json()) as string).length, 998);
+  assert.equal((await (await capped(`${targetBase}/mcp?bytes=3000000`, { method: 'GET' })).text()).length, 3_000_000);
 });
