@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
-import { fetchWithoutRedirects, guardedFetch } from './backend-transports';
+import { guardedFetch } from './backend-transports';
+
+const fetchWithoutRedirects = guardedFetch();
 
 let target: Server;
 let redirector: Server;
@@ -49,4 +52,18 @@ test('a POST answer over the cap fails while it streams in, declared or chunked;
   }
   assert.equal(((await (await capped(`${targetBase}/mcp?bytes=1000`, { method: 'POST', body: '{}' })).json()) as string).length, 998);
   assert.equal((await (await capped(`${targetBase}/mcp?bytes=3000000`, { method: 'GET' })).text()).length, 3_000_000);
+});
+
+test('a POST that outlives its timeout is aborted, and the transport signal gets no lasting listener', async () => {
+  const hang = createServer(() => undefined);
+  await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(hang.address() as { port: number }).port}/mcp`;
+  const outer = new AbortController();
+  const fetchShort = guardedFetch(1024, 200);
+  const started = Date.now();
+  await assert.rejects(fetchShort(url, { method: 'POST', body: '{}', signal: outer.signal }));
+  assert.ok(Date.now() - started < 2_000);
+  assert.equal(EventEmitter.getEventListeners(outer.signal, 'abort').length, 0);
+  hang.closeAllConnections();
+  hang.close();
 });

@@ -21,16 +21,38 @@ export class ResponseTooLargeError extends Error {
  * - A POST's response (one call's answer) is capped like a stdio line: a 12 MiB answer fails its
  *   own call while it streams in, instead of being buffered and parsed whole on the event loop.
  *   The long-lived GET event stream is not capped: it carries many messages over time.
+ * - Each POST gets a signal of its own, aborted `requestTimeoutMs` after it started or when the
+ *   transport's signal aborts. The SDK passes one long-lived signal to every fetch and never aborts
+ *   a timed-out call's request: undici would keep that socket for minutes, and add a listener to
+ *   the long-lived signal on every call (a leak, and a list walked on every call).
  */
-export function guardedFetch(maxResponseBytes: number = DEFAULT_MAX_LINE_BYTES): FetchLike {
+export function guardedFetch(maxResponseBytes: number = DEFAULT_MAX_LINE_BYTES, requestTimeoutMs = 60_000): FetchLike {
   return async (url, init) => {
-    const response = await fetch(url, { ...init, redirect: 'manual' });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      throw new Error(`backend answered a redirect (${response.status}); redirects are not followed`);
+    if (init?.method !== 'POST') return refuseRedirect(await fetch(url, { ...init, redirect: 'manual' }));
+    const request = new AbortController();
+    const outer = init.signal ?? undefined;
+    const abort = () => request.abort(outer?.reason);
+    const timer = setTimeout(() => request.abort(new Error(`backend request over ${requestTimeoutMs} ms`)), requestTimeoutMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', abort);
+    };
+    if (outer?.aborted) request.abort(outer.reason);
+    else outer?.addEventListener('abort', abort, { once: true });
+    let response: Response;
+    try {
+      response = refuseRedirect(await fetch(url, { ...init, signal: request.signal, redirect: 'manual' }));
+    } catch (err) {
+      done();
+      throw err;
     }
-    if (init?.method !== 'POST' || response.body === null) return response;
+    if (response.body === null) {
+      done();
+      return response;
+    }
     if (Number(response.headers.get('content-length') ?? 0) > maxResponseBytes) {
+      done();
       await response.body.cancel();
       throw new ResponseTooLargeError(maxResponseBytes);
     }
@@ -39,17 +61,29 @@ export function guardedFetch(maxResponseBytes: number = DEFAULT_MAX_LINE_BYTES):
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > maxResponseBytes) controller.error(new ResponseTooLargeError(maxResponseBytes));
-          else controller.enqueue(chunk);
+          if (seen <= maxResponseBytes) return controller.enqueue(chunk);
+          done();
+          controller.error(new ResponseTooLargeError(maxResponseBytes));
         },
+        flush: done,
       }),
     );
     return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
-/** Exported for tests; every transport below uses it. */
-export const fetchWithoutRedirects: FetchLike = guardedFetch();
+function refuseRedirect(response: Response): Response {
+  if (response.status >= 300 && response.status < 400) {
+    void response.body?.cancel();
+    throw new Error(`backend answered a redirect (${response.status}); redirects are not followed`);
+  }
+  return response;
+}
+
+/** A backend's fetch: its requests outlive its call timeout by a second at most. */
+function backendFetch(config: BackendConfig): FetchLike {
+  return guardedFetch(DEFAULT_MAX_LINE_BYTES, config.timeoutMs + 1_000);
+}
 
 /** A fresh transport for one connection attempt; transports are never reused across attempts. */
 export function createTransport(config: BackendConfig): Transport {
@@ -64,10 +98,10 @@ export function createTransport(config: BackendConfig): Transport {
         cwd: config.cwd,
       });
     case 'http':
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: fetchWithoutRedirects });
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: backendFetch(config) });
     case 'sse':
       // requestInit headers also go on the GET that opens the event stream (SDK sse.js).
-      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: fetchWithoutRedirects });
+      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: backendFetch(config) });
     default:
       return assertNever(config);
   }
