@@ -4,6 +4,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module';
 import type { LogLevel, RouterConfig } from './config/config.types';
 import { CorrelatedLogger } from './lifecycle/correlated-logger';
+import { registerDrainHook } from './lifecycle/drain.hook';
+import { LifecycleService } from './lifecycle/lifecycle.service';
 import { registerRequestContext } from './lifecycle/request-context.hook';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
@@ -34,5 +36,6 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   // controller. Added before listen(), so they apply to every route.
   registerRequestContext(adapter.getInstance());
   registerHttpMetrics(adapter.getInstance(), app.get(MetricsService));
+  registerDrainHook(adapter.getInstance(), app.get(LifecycleService));
   return app;
 }

@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { DrainInterceptor } from './drain.interceptor';
 import { LifecycleService } from './lifecycle.service';
 
 /**
@@ -7,5 +6,5 @@ import { LifecycleService } from './lifecycle.service';
  * health both read it, and it depends on nothing but config.
  */
 @Global()
-@Module({ providers: [LifecycleService, DrainInterceptor], exports: [LifecycleService, DrainInterceptor] })
+@Module({ providers: [LifecycleService], exports: [LifecycleService] })
 export class LifecycleModule {}

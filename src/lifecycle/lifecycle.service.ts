@@ -10,7 +10,7 @@ export interface DrainOutcome {
 
 /**
  * The process's serving state for graceful shutdown: whether it is draining, and how many /mcp
- * requests are in flight. Readiness reads `draining`; the /mcp interceptor counts requests in and
+ * requests are in flight. Readiness reads `draining`; the /mcp drain hook counts requests in and
  * out and refuses new ones once draining has begun.
  */
 @Injectable()

@@ -1,14 +1,12 @@
-import { Body, Controller, Delete, Get, Post, Req, Res, UseFilters, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DrainInterceptor } from '../lifecycle/drain.interceptor';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
 
-/** `/mcp`: adapts HTTP to McpService and back; decides nothing. Draining refuses new requests. */
+/** `/mcp`: adapts HTTP to McpService and back; decides nothing. Draining is the drain hook's (lifecycle/). */
 @Controller('mcp')
 @UseFilters(EdgeErrorFilter)
-@UseInterceptors(DrainInterceptor)
 export class McpController {
   constructor(private readonly mcp: McpService) {}
 
