@@ -291,10 +291,10 @@ describe('the ledger under load', () => {
 
   test(
     'no connection to the HTTP backend is left open by calls that timed out',
-    { todo: 'a timed-out HTTP call leaves its POST and socket open (the SDK sends notifications/cancelled but never aborts the fetch); see the issue 5 report' },
     () => {
-      // The router's keep-alive pool may grow to the concurrency of the load (20 clients).
-      assert.ok(betaSockets.after <= betaSockets.before + CLIENTS + 5, `${betaSockets.before} sockets before, ${betaSockets.after} after`);
+      // The router's keep-alive pool may grow to the concurrency of the load (20 clients) plus the
+      // sessions' own connections; leaked sockets of timed-out calls measured 93 here before they were aborted.
+      assert.ok(betaSockets.after <= betaSockets.before + CLIENTS + 15, `${betaSockets.before} sockets before, ${betaSockets.after} after`);
     },
   );
 
