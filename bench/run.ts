@@ -1,0 +1,574 @@
+/**
+ * `npm run bench`: the five measurements of issue 5 in one run, side by side, each the median of
+ * several runs, against the targets. Writes dist/bench/last-run.{json,md}.
+ *
+ * Environment (all optional): BENCH_RUNS (runs per figure, default 3), BENCH_SECONDS (seconds per
+ * run, default 5), BENCH_HEAP_CALLS (calls of the heap-slope run, default 200000), BENCH_ONLY
+ * (comma list of sections: ceiling,batch,find,heap,isolation,profile), BENCH_QUICK=1 (a smoke run:
+ * one short run of everything, small heap run).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { toCatalogTools } from '../src/backends/domain/catalog';
+import { buildToolIndex, searchTools } from '../src/registry/domain/ranking';
+import { indexByName } from '../src/registry/domain/resolve';
+import { syntheticTools } from '../test/fixtures/synthetic-tools';
+import {
+  cpuMicros,
+  FAULT_SERVER,
+  freePort,
+  JSON_HEADERS,
+  load,
+  type LoadResult,
+  machine,
+  median,
+  medianOf,
+  paced,
+  type PacedResult,
+  percentile,
+  type Proc,
+  rssBytes,
+  type RouterProc,
+  slope,
+  startBareResponder,
+  startNullHttp,
+  startRouter,
+  toolCall,
+} from './harness';
+import { measureHttpClients } from './http-clients';
+import { summarizeProfile } from './profile';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
+const HEAP_CALLS = Number(process.env.BENCH_HEAP_CALLS ?? (QUICK ? 10_000 : 200_000));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'ceiling,batch,find,heap,isolation,profile').split(','));
+const ROOT = resolve(__dirname, '..', '..');
+const OUT = resolve(__dirname);
+
+/** Issue 5's targets on this 2-core machine. */
+const TARGETS = {
+  singleCallsPerSecond: 2500,
+  addedP99Ms: 5,
+  routerCpuPerCallUs: 250,
+  routerCpuPerBatchEntryUs: 60,
+  findToolP99Ms: 2,
+};
+
+const gc = (globalThis as { gc?: () => void }).gc;
+/**
+ * The SDK's HTTP transport hands every fetch one long-lived AbortSignal, and undici removes its
+ * listener only at GC (nodejs/node#52635): the SDK clients of the client-cost figures print one
+ * MaxListenersExceededWarning per call past 1,500. Counted and reported instead of printed.
+ */
+let listenerWarnings = 0;
+process.removeAllListeners('warning');
+process.on('warning', (w) => {
+  if (w.name === 'MaxListenersExceededWarning') listenerWarnings++;
+  else process.stderr.write(`${w.name}: ${w.message}\n`);
+});
+const results: Record<string, unknown> = { machine: machine(), settings: { runs: RUNS, seconds: SECONDS, heapCalls: HEAP_CALLS, quick: QUICK }, startedAt: new Date().toISOString() };
+const report: string[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'centralmcp-bench-'));
+const procs: Proc[] = [];
+
+function say(line = ''): void {
+  report.push(line);
+  process.stdout.write(`${line}\n`);
+}
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
+const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : 'n/a');
+const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+async function track<T extends Proc>(p: Promise<T>): Promise<T> {
+  const proc = await p;
+  procs.push(proc);
+  return proc;
+}
+
+async function stop(proc: Proc): Promise<void> {
+  await proc.stop();
+  procs.splice(procs.indexOf(proc), 1);
+}
+
+/** Median of RUNS runs of one load, after a warm-up run that is not counted. */
+async function measure(o: Parameters<typeof load>[0]): Promise<LoadResult> {
+  await load({ ...o, durationSeconds: Math.min(2, SECONDS), watch: {} });
+  const runs: LoadResult[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await load(o));
+  return medianOf(runs);
+}
+
+const okSingle = (body: string) => body.includes('"status":"ok"');
+const okBatch = (body: string) => body.includes('"failed":0');
+const nullConfig = (nullUrl: string) => ({
+  backends: {
+    null: { transport: 'http', url: nullUrl, timeoutMs: 30_000 },
+    nullstdio: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'nullstdio'], timeoutMs: 30_000 },
+  },
+});
+
+/** The pid of the router's stdio child running `name`, read from /proc. */
+function stdioChildOf(routerPid: number, name: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== routerPid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(name)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+// --- (1) the ceiling, and (2) batch against singles ------------------------------------------
+
+let routerCeiling16 = NaN;
+
+async function ceilingAndBatch(): Promise<void> {
+  const [barePort, nullPort] = [await freePort(), await freePort()];
+  const bare = await track(startBareResponder(barePort));
+  const nul = await track(startNullHttp(nullPort));
+  const nullUrl = `http://127.0.0.1:${nullPort}/mcp`;
+  const router = await track(startRouter(dir, nullConfig(nullUrl)));
+  const stdioPid = stdioChildOf(router.pid, 'nullstdio');
+  const single = (server: string) => toolCall('invoke_read_tool', { name: 'fast', server });
+  const batch = (server: string) => toolCall('invoke_read_tool_batch', { calls: Array.from({ length: 25 }, () => ({ name: 'fast', server })) });
+
+  if (ONLY.has('ceiling')) {
+    say('## 1. The ceiling: single calls');
+    say();
+    say('| target | conns | calls/s | p50 ms | p99 ms | router CPU µs/call | backend CPU µs/call | failures |');
+    say('|---|---:|---:|---:|---:|---:|---:|---:|');
+    const rows: Record<string, Record<number, LoadResult>> = {};
+    const targets: [string, string, string, (b: string) => boolean, Record<string, number>][] = [
+      ['bare node:http JSON-RPC responder', `http://127.0.0.1:${barePort}/`, toolCall('fast', {}), (b) => b.includes('"result"'), { backend: bare.pid }],
+      ['null backend (HTTP), called directly', nullUrl, toolCall('fast', {}), (b) => b.includes('"ok":true'), { backend: nul.pid }],
+      ['router → null backend (HTTP)', router.url, single('null'), okSingle, { router: router.pid, backend: nul.pid }],
+      ['router → null backend (stdio)', router.url, single('nullstdio'), okSingle, { router: router.pid, ...(stdioPid ? { backend: stdioPid } : {}) }],
+    ];
+    for (const connections of [1, 16]) {
+      for (const [name, url, body, verify, watch] of targets) {
+        const r = await measure({ url, body, connections, durationSeconds: SECONDS, verify, watch });
+        (rows[name] ??= {})[connections] = r;
+        say(`| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.cpuPerRequest.router === undefined ? '–' : int(r.cpuPerRequest.router)} | ${r.cpuPerRequest.backend === undefined ? '–' : int(r.cpuPerRequest.backend)} | ${r.failures} |`);
+      }
+    }
+    const routerHttp = rows['router → null backend (HTTP)'];
+    const direct = rows['null backend (HTTP), called directly'];
+    const bareRow = rows['bare node:http JSON-RPC responder'];
+    routerCeiling16 = routerHttp[16].requestsPerSecond;
+    say();
+    say(`Ratios at 16 connections: router/bare ${(routerHttp[16].requestsPerSecond / bareRow[16].requestsPerSecond).toFixed(2)}, router/direct ${(routerHttp[16].requestsPerSecond / direct[16].requestsPerSecond).toFixed(2)} of calls/s; p99 added by the router ${ms(routerHttp[16].p99 - direct[16].p99)} ms (1 conn: ${ms(routerHttp[1].p99 - direct[1].p99)} ms).`);
+    say();
+    results.ceiling = rows;
+    results.targets = {
+      ...(results.targets as object),
+      singleCallsPerSecond: { target: TARGETS.singleCallsPerSecond, measured: routerHttp[16].requestsPerSecond, met: routerHttp[16].requestsPerSecond >= TARGETS.singleCallsPerSecond },
+      addedP99Ms: { target: TARGETS.addedP99Ms, measured: routerHttp[16].p99 - direct[16].p99, met: routerHttp[16].p99 - direct[16].p99 <= TARGETS.addedP99Ms },
+      routerCpuPerCallUs: { target: TARGETS.routerCpuPerCallUs, measured: routerHttp[16].cpuPerRequest.router, met: routerHttp[16].cpuPerRequest.router <= TARGETS.routerCpuPerCallUs },
+    };
+  }
+
+  if (ONLY.has('batch')) {
+    say('## 2. A batch of 25 against 25 single calls');
+    say();
+    say('| backend | shape | conns | tool calls/s | request p50 ms | request p99 ms | router CPU µs per tool call | failures |');
+    say('|---|---|---:|---:|---:|---:|---:|---:|');
+    const rows: Record<string, LoadResult> = {};
+    for (const server of ['null', 'nullstdio']) {
+      for (const connections of [1, 16]) {
+        const s = await measure({ url: router.url, body: single(server), connections, durationSeconds: SECONDS, verify: okSingle, watch: { router: router.pid } });
+        const b = await measure({ url: router.url, body: batch(server), connections, durationSeconds: SECONDS, verify: okBatch, watch: { router: router.pid } });
+        rows[`${server}/single/${connections}`] = s;
+        rows[`${server}/batch/${connections}`] = b;
+        const transport = server === 'null' ? 'HTTP' : 'stdio';
+        say(`| ${transport} | 25 singles | ${connections} | ${int(s.requestsPerSecond)} | ${ms(s.p50)} | ${ms(s.p99)} | ${int(s.cpuPerRequest.router)} | ${s.failures} |`);
+        say(`| ${transport} | batch of 25 | ${connections} | ${int(b.requestsPerSecond * 25)} | ${ms(b.p50)} | ${ms(b.p99)} | ${int(b.cpuPerRequest.router / 25)} | ${b.failures} |`);
+      }
+    }
+    const entryCpu = rows['null/batch/16'].cpuPerRequest.router / 25;
+    say();
+    say(`Batch/singles, tool calls/s at 16 connections: HTTP ${((rows['null/batch/16'].requestsPerSecond * 25) / rows['null/single/16'].requestsPerSecond).toFixed(2)}×, stdio ${((rows['nullstdio/batch/16'].requestsPerSecond * 25) / rows['nullstdio/single/16'].requestsPerSecond).toFixed(2)}×.`);
+    say();
+    results.batch = rows;
+    results.targets = { ...(results.targets as object), routerCpuPerBatchEntryUs: { target: TARGETS.routerCpuPerBatchEntryUs, measured: entryCpu, met: entryCpu <= TARGETS.routerCpuPerBatchEntryUs } };
+  }
+  await stop(router);
+  await stop(nul);
+  await stop(bare);
+}
+
+// --- (3) find_tool at catalog scale ------------------------------------------------------------
+
+const QUERIES = [
+  'search jira issues', 'list kubernetes pods', 'get github pull request', 'export stripe invoices', 'pagerduty incident',
+  'count open zendesk tickets', 'describe s3 bucket', 'grafana dashboard', 'postgres table', 'sentry alerts',
+  'okta users of a team', 'terraform workspace', 'salesforce customer contract', 'slack channel messages', 'kubernets deploymnt',
+  'summarize notion pages', 'snowflake query', 'hubspot customers', 'confluence page comments', 'datadog metric',
+];
+
+/** Index build time, heap and search latency of the pure ranking code, before any router runs. */
+async function findToolInProcess(): Promise<Record<number, { buildMs: number; heapPerThousand: number; searchP50: number; searchP99: number; perQueryMs: Record<string, number> }>> {
+  const settle = async () => {
+    for (let i = 0; i < 4; i++) {
+      gc?.();
+      await sleep(20);
+    }
+  };
+  const out: Awaited<ReturnType<typeof findToolInProcess>> = {};
+  for (const n of [100, 1000, 10_000]) {
+    const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
+    const builds: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      buildToolIndex(catalog);
+      builds.push(performance.now() - t);
+    }
+    // Enough copies that a small catalog's index stands out of the heap's noise.
+    const copies = Math.max(1, Math.round(20_000 / n));
+    await settle();
+    const before = process.memoryUsage().heapUsed;
+    const kept = Array.from({ length: copies }, () => ({ index: buildToolIndex(catalog), byName: indexByName(catalog) }));
+    await settle();
+    const heapPerThousand = ((process.memoryUsage().heapUsed - before) / (n * copies)) * 1000;
+    const searches: number[] = [];
+    const perQuery = new Map<string, number[]>();
+    for (let round = 0; round < 50; round++) {
+      for (const q of QUERIES) {
+        const t = performance.now();
+        searchTools(kept[0].index, q, { topK: 5 });
+        const took = performance.now() - t;
+        searches.push(took);
+        perQuery.set(q, [...(perQuery.get(q) ?? []), took]);
+      }
+    }
+    out[n] = {
+      buildMs: median(builds),
+      heapPerThousand,
+      searchP50: percentile(searches, 50),
+      searchP99: percentile(searches, 99),
+      perQueryMs: Object.fromEntries([...perQuery].map(([q, t]) => [q, median(t)])),
+    };
+    kept.length = 0;
+  }
+  return out;
+}
+
+async function findTool(): Promise<void> {
+  say('## 3. find_tool at catalog scale');
+  say();
+  say('| tools | index build ms | heap per 1,000 tools (in process) | search p50 ms (in process) | search p99 ms (in process) | find_tool p50 ms (HTTP, 1 conn) | find_tool p99 ms (HTTP) | router post-GC heap MiB |');
+  say('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const rows: Record<number, Record<string, number>> = {};
+  const inProcess = await findToolInProcess();
+  for (const n of [100, 1000, 10_000]) {
+    const { buildMs, heapPerThousand, searchP50, searchP99 } = inProcess[n];
+    const router = await track(startRouter(dir, { backends: { catalog: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'catalog', '--tools', String(n)], timeoutMs: 30_000 } } }));
+    const e2e = await measure({ url: router.url, bodies: QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)), connections: 1, durationSeconds: SECONDS, verify: (b) => b.includes('"hits"') });
+    const heap = await router.heap();
+    await stop(router);
+    rows[n] = { buildMs, heapPerThousand, searchP50, searchP99, e2eP50: e2e.p50, e2eP99: e2e.p99, routerHeap: heap.heapUsed };
+    say(`| ${int(n)} | ${ms(buildMs)} | ${(heapPerThousand / 1024).toFixed(0)} KiB | ${ms(searchP50)} | ${ms(searchP99)} | ${ms(e2e.p50)} | ${ms(e2e.p99)} | ${(heap.heapUsed / 2 ** 20).toFixed(1)} |`);
+  }
+  const slowest = Object.entries(inProcess[10_000].perQueryMs).sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const routerPerThousand = (rows[10_000].routerHeap - rows[100].routerHeap) / 9.9;
+  say();
+  say(`Slowest queries at 10,000 tools (in process, median of 50 each): ${slowest.map(([q, t]) => `"${q}" ${ms(t)} ms`).join(', ')}.`);
+  say(`Router post-GC heap per 1,000 catalog tools (10,000 vs 100 tools): ${(routerPerThousand / 1024).toFixed(0)} KiB. A catalog refresh rebuilds the whole index on the event loop: ${ms(rows[10_000].buildMs)} ms at 10,000 tools.`);
+  say();
+  results.findTool = { rows, perQueryMs10k: inProcess[10_000].perQueryMs };
+  results.targets = { ...(results.targets as object), findToolP99Ms: { target: TARGETS.findToolP99Ms, measured: rows[10_000].e2eP99, inProcess: rows[10_000].searchP99, met: rows[10_000].e2eP99 <= TARGETS.findToolP99Ms } };
+}
+
+// --- (4) idle RSS and the heap over a long run -----------------------------------------------
+
+async function heapRun(): Promise<void> {
+  say(`## 4. Idle RSS and the post-GC heap over ${int(HEAP_CALLS)} calls`);
+  say();
+  const nullPort = await freePort();
+  const nul = await track(startNullHttp(nullPort));
+  const router = await track(startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`)));
+  await sleep(2000);
+  const idle = { rss: rssBytes(router.pid), heap: (await router.heap()).heapUsed };
+  // Warm up first: JIT code, pools and caches are not growth.
+  await load({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), connections: 16, amount: 5000 });
+  const points: { calls: number; heap: number; rss: number }[] = [];
+  const first = await router.heap();
+  points.push({ calls: 0, heap: first.heapUsed, rss: first.rss });
+  const chunk = Math.ceil(HEAP_CALLS / 10);
+  const started = performance.now();
+  for (let done = 0; done < HEAP_CALLS; done += chunk) {
+    // Mixed traffic, as in production: mostly singles over HTTP and stdio, some batches.
+    await load({
+      url: router.url,
+      bodies: [
+        toolCall('invoke_read_tool', { name: 'fast', server: 'null' }, 1),
+        toolCall('invoke_read_tool', { name: 'fast', server: 'nullstdio' }, 2),
+        toolCall('invoke_read_tool', { name: 'fast', server: 'null' }, 'three'),
+        toolCall('invoke_read_tool_batch', { calls: [{ name: 'fast', server: 'null' }, { name: 'fast', server: 'nullstdio' }] }, 4),
+      ],
+      connections: 16,
+      amount: chunk,
+    });
+    const h = await router.heap();
+    points.push({ calls: done + chunk, heap: h.heapUsed, rss: h.rss });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const perThousand = slope(points.map((p) => p.calls / 1000), points.map((p) => p.heap));
+  const secondHalf = points.slice(Math.floor(points.length / 2));
+  const lateSlope = slope(secondHalf.map((p) => p.calls / 1000), secondHalf.map((p) => p.heap));
+  say(`Idle (2 s after ready): RSS ${(idle.rss / 2 ** 20).toFixed(1)} MiB, post-GC heap ${(idle.heap / 2 ** 20).toFixed(1)} MiB.`);
+  say();
+  say('| requests | post-GC heap MiB | RSS MiB |');
+  say('|---:|---:|---:|');
+  for (const p of points) say(`| ${int(p.calls)} | ${(p.heap / 2 ** 20).toFixed(2)} | ${(p.rss / 2 ** 20).toFixed(1)} |`);
+  say();
+  say(`${int(HEAP_CALLS)} requests in ${seconds.toFixed(0)} s. Post-GC heap slope: ${(perThousand / 1024).toFixed(2)} KiB per 1,000 requests over the whole run (${((perThousand * HEAP_CALLS) / 1000 / 2 ** 20).toFixed(2)} MiB over the run on the fitted line), ${(lateSlope / 1024).toFixed(2)} KiB per 1,000 over its second half; first → last ${((points[points.length - 1].heap - points[0].heap) / 2 ** 20).toFixed(2)} MiB.`);
+  say();
+  // Single points scatter by ±0.5 MiB (what a full GC leaves varies), so growth is judged on the
+  // fitted line over the whole run: under 1 MiB over 200,000 requests (5 bytes a request); a leak
+  // of even 50 bytes a request would show as 10 MiB.
+  const fittedGrowth = (perThousand * HEAP_CALLS) / 1000;
+  const grows = fittedGrowth > 2 ** 20 * (HEAP_CALLS / 200_000);
+  results.heap = { idle, points, slopeBytesPerThousand: perThousand, lateSlopeBytesPerThousand: lateSlope, fittedGrowth, seconds };
+  results.targets = { ...(results.targets as object), noHeapGrowth: { target: 'fitted growth < 1 MiB per 200,000 requests', measured: fittedGrowth, met: !grows } };
+  await stop(router);
+  await stop(nul);
+}
+
+// --- (5) a healthy backend's p99 while another misbehaves -------------------------------------
+
+async function isolation(): Promise<void> {
+  say('## 5. p99 of a healthy backend while another crashes, hangs or floods');
+  say();
+  const [nullPort, sickPort] = [await freePort(), await freePort()];
+  const nul = await track(startNullHttp(nullPort));
+  const sickHttp = await track(startNullHttp(sickPort));
+  const router = await track(
+    startRouter(dir, {
+      backends: {
+        null: { transport: 'http', url: `http://127.0.0.1:${nullPort}/mcp`, timeoutMs: 30_000 },
+        sick: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'sick'], timeoutMs: 1000 },
+        // Crashed over and over: it ends in the 30 s crash-loop backoff, so nothing else uses it.
+        crashy: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'crashy'], timeoutMs: 1000 },
+        sickhttp: { transport: 'http', url: `http://127.0.0.1:${sickPort}/mcp`, timeoutMs: 1000 },
+        storm: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'storm', '--tools', '2000'], timeoutMs: 30_000 },
+      },
+    }),
+  );
+  // A third of the router's single-call ceiling, so the figure is latency, not a queue's length.
+  const rate = Math.round((Number.isFinite(routerCeiling16) ? routerCeiling16 : 800) / 3);
+  const healthy = () => paced({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), rate, seconds: SECONDS, verify: okSingle });
+  const post = (name: string, server: string, args: Record<string, unknown> = {}) =>
+    fetch(router.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: toolCall('invoke_read_tool', { name, server, arguments: args }) }).then((r) => r.text());
+  const loops = (n: number, call: () => Promise<unknown>, pauseMs: number) => {
+    let on = true;
+    const all = Array.from({ length: n }, async () => {
+      while (on) {
+        await call().catch(() => undefined);
+        await sleep(pauseMs);
+      }
+    });
+    return async () => {
+      on = false;
+      await Promise.all(all);
+    };
+  };
+  const faults: [string, () => () => Promise<void>][] = [
+    ['another crashes (stdio, every 100 ms)', () => loops(1, () => post('crash', 'crashy'), 100)],
+    ['another hangs (8 calls at a time, 1 s deadline)', () => loops(8, () => Promise.all([post('hang', 'sick'), post('hang', 'sickhttp')]), 0)],
+    ['another floods 12 MiB answers (stdio + HTTP)', () => loops(2, () => Promise.all([post('huge', 'sick'), post('huge', 'sickhttp', { chunked: true })]), 100)],
+    [
+      'another floods list_changed (2,000 tools, every 50 ms)',
+      () => {
+        void post('fixture_storm', 'storm', { everyMs: 50, forMs: SECONDS * 1000 + 1000 });
+        return async () => sleep(1500); // let the storm end and the last refresh land
+      },
+    ],
+  ];
+  say(`Healthy load: single calls to the HTTP null backend, open loop at ${int(rate)} calls/s (a third of the router's 16-connection ceiling), each timed from when it was due; ${RUNS} quiet windows of ${SECONDS} s before any fault, then ${RUNS} windows during each fault; medians.`);
+  say();
+  say('| while … | healthy p50 ms | healthy p99 ms | p99 / quiet p99 | healthy failures |');
+  say('|---|---:|---:|---:|---:|');
+  // The quiet baseline is taken before any fault: a crashed backend respawns on its own backoff
+  // schedule and timed-out calls clean up late, so a quiet window after a faulty one is not quiet.
+  const quietRuns: PacedResult[] = [];
+  for (let i = 0; i < RUNS; i++) quietRuns.push(await healthy());
+  const q = { p50: median(quietRuns.map((r) => r.p50)), p99: median(quietRuns.map((r) => r.p99)), failures: Math.max(...quietRuns.map((r) => r.failures)) };
+  say(`| nothing (quiet) | ${ms(q.p50)} | ${ms(q.p99)} | 1.00 | ${q.failures} |`);
+  const rows: Record<string, unknown> = { quiet: q };
+  for (const [what, start] of faults) {
+    const faulty: PacedResult[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const end = start();
+      await sleep(200);
+      faulty.push(await healthy());
+      await end();
+      await sleep(1000);
+    }
+    const f = { p50: median(faulty.map((r) => r.p50)), p99: median(faulty.map((r) => r.p99)), failures: Math.max(...faulty.map((r) => r.failures)) };
+    rows[what] = f;
+    say(`| ${what} | ${ms(f.p50)} | ${ms(f.p99)} | ${(f.p99 / q.p99).toFixed(2)} | ${f.failures} |`);
+  }
+  say();
+  // What one fault costs the router itself: CPU per oversized answer, sockets left by timeouts.
+  const cpuPer = async (server: string, args: Record<string, unknown>, n = 20) => {
+    const first = await post('huge', server, args);
+    if (!first.includes('size limit')) throw new Error(`expected a size-limit error from ${server}: ${first.slice(0, 200)}`);
+    const before = cpuMicros(router.pid);
+    for (let i = 0; i < n; i++) await post('huge', server, args);
+    return (cpuMicros(router.pid) - before) / n / 1000;
+  };
+  const huge = { httpChunked: await cpuPer('sickhttp', { chunked: true }), httpContentLength: await cpuPer('sickhttp', {}), stdio: await cpuPer('sick', {}) };
+  say(`Router CPU per 12 MiB answer (refused over the 8 MiB cap): HTTP without Content-Length ${ms(huge.httpChunked)} ms, HTTP with Content-Length ${ms(huge.httpContentLength)} ms, stdio ${ms(huge.stdio)} ms.`);
+  const sockets = async () => ((await (await fetch(`http://127.0.0.1:${sickPort}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, connection: 'close' }, body: toolCall('stats', {}) })).json()) as { result: { structuredContent: { openSockets: number } } }).result.structuredContent.openSockets;
+  const socketsBefore = await sockets();
+  await Promise.all(Array.from({ length: 100 }, () => post('hang', 'sickhttp')));
+  const socketsAfter = await sockets();
+  await sleep(5000);
+  const socketsLater = await sockets();
+  say(`Sockets open at an HTTP backend: ${socketsBefore} before 100 calls that time out (1 s deadline), ${socketsAfter} after them, ${socketsLater} five seconds later.`);
+  say();
+  results.isolation = { ...rows, hugeAnswerCpuMs: huge, hangSockets: { before: socketsBefore, after: socketsAfter, later: socketsLater } };
+  await stop(router);
+  await stop(sickHttp);
+  await stop(nul);
+}
+
+// --- profile of the largest miss ---------------------------------------------------------------
+
+/** A CPU profile of the router under one load, printed as areas, inclusive and self time. */
+async function profileRouter(title: string, server: 'null' | 'nullstdio'): Promise<{ summary: ReturnType<typeof summarizeProfile>; perCall: number }> {
+  // Kept beside the report, to open in Chrome DevTools or speedscope.
+  const file = join(OUT, `router-${server === 'null' ? 'http' : 'stdio'}.cpuprofile`);
+  const nullPort = await freePort();
+  const nul = await track(startNullHttp(nullPort));
+  const router = await track(startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`)));
+  const body = toolCall('invoke_read_tool', { name: 'fast', server });
+  await load({ url: router.url, body, connections: 16, durationSeconds: 2 });
+  const stopProfile = await router.profile(file);
+  const r = await load({ url: router.url, body, connections: 16, durationSeconds: Math.max(SECONDS, 8), verify: okSingle, watch: { router: router.pid } });
+  await stopProfile();
+  await stop(router);
+  await stop(nul);
+  const summary = summarizeProfile(file, ROOT, 20);
+  say(`### ${title}`);
+  say();
+  say(`${int(r.requestsPerSecond)} calls/s, ${int(r.cpuPerRequest.router)} µs router CPU per call while profiled (sampling every 0.5 ms adds some); ${int(summary.totalMs)} ms busy.`);
+  say();
+  say('Busy time by area (each sample booked to the nearest frame of the router or of a package on its stack; node internals with no such frame, e.g. socket callbacks, are grouped):');
+  say();
+  say('| area | share | µs per call |');
+  say('|---|---:|---:|');
+  for (const row of summary.byArea) say(`| ${row.where} | ${(row.share * 100).toFixed(1)}% | ${int((row.ms * 1000) / r.requests)} |`);
+  say();
+  say('Inclusive time (on the stack) of the router\'s and packages\' functions:');
+  say();
+  say('| function | share | µs per call |');
+  say('|---|---:|---:|');
+  for (const row of summary.inclusiveByFunction.slice(0, 20)) say(`| \`${row.where}\` | ${(row.share * 100).toFixed(1)}% | ${int((row.ms * 1000) / r.requests)} |`);
+  say();
+  say('Self time, top functions:');
+  say();
+  say('| function | share | µs per call |');
+  say('|---|---:|---:|');
+  for (const row of summary.selfByFunction.slice(0, 15)) say(`| \`${row.where}\` | ${(row.share * 100).toFixed(1)}% | ${int((row.ms * 1000) / r.requests)} |`);
+  say();
+  return { summary, perCall: r.cpuPerRequest.router };
+}
+
+async function profile(): Promise<void> {
+  say('## Profile of the largest miss: router CPU per call over HTTP');
+  say();
+  const http = await profileRouter('Single calls to the null HTTP backend, 16 connections', 'null');
+  const stdio = await profileRouter('For comparison: the same over stdio (no HTTP client in the path)', 'nullstdio');
+
+  // The client side of a backend call alone, in this process: who costs what.
+  const clientPort = await freePort();
+  const clientBackend = await track(startNullHttp(clientPort));
+  const clients = await measureHttpClients(`http://127.0.0.1:${clientPort}/mcp`, QUICK ? 2000 : 10_000, 16);
+  await stop(clientBackend);
+  say('### The client side of one backend call over HTTP, alone');
+  say();
+  say('This process calling the null backend, 16 calls at a time, CPU of this process only:');
+  say();
+  say('| client | CPU µs per call | calls/s |');
+  say('|---|---:|---:|');
+  for (const c of clients) say(`| ${c.client} | ${int(c.cpuMicrosPerCall)} | ${int(c.callsPerSecond)} |`);
+  say();
+  say(`The SDK clients above printed ${int(listenerWarnings)} MaxListenersExceededWarning warnings: the transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router does the same on every HTTP backend call.`);
+  say();
+
+  // The proposed fix, prototyped outside src (bench/lean-http-send.ts), measured side by side.
+  say('### What-if: tools/call POSTs through a pooled node:http client (bench/lean-http-send.ts)');
+  say();
+  say('| router | conns | calls/s | p50 ms | p99 ms | router CPU µs/call | failures |');
+  say('|---|---:|---:|---:|---:|---:|---:|');
+  const nullPort = await freePort();
+  const nul = await track(startNullHttp(nullPort));
+  const whatIf: Record<string, Record<number, LoadResult>> = {};
+  for (const [name, env] of [['today (SDK fetch path)', {}], ['lean POST client (what-if)', { BENCH_LEAN_HTTP: '1' }]] as const) {
+    const router = await track(startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), { env }));
+    for (const connections of [1, 16]) {
+      const r = await measure({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), connections, durationSeconds: SECONDS, verify: okSingle, watch: { router: router.pid } });
+      (whatIf[name] ??= {})[connections] = r;
+      say(`| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${int(r.cpuPerRequest.router)} | ${r.failures} |`);
+    }
+    await stop(router);
+  }
+  await stop(nul);
+  say();
+  results.profile = { http: http.summary, stdio: stdio.summary, httpClients: clients, listenerWarnings, whatIf };
+}
+
+function targetsTable(): void {
+  const t = (results.targets ?? {}) as Record<string, { target: unknown; measured: number; met: boolean }>;
+  const line = (name: string, key: string, unit: string, digits = 0) =>
+    t[key] && say(`| ${name} | ${String(t[key].target)} ${unit} | ${t[key].measured.toFixed(digits)} ${unit} | ${mark(t[key].met)} |`);
+  say('## Targets');
+  say();
+  say('| target | wanted | measured | |');
+  say('|---|---:|---:|---|');
+  line('single calls/s against the null HTTP backend (16 conns)', 'singleCallsPerSecond', 'calls/s');
+  line('p99 added by the router at 16 connections', 'addedP99Ms', 'ms', 2);
+  line('router CPU per single call', 'routerCpuPerCallUs', 'µs');
+  line('router CPU per batch entry', 'routerCpuPerBatchEntryUs', 'µs');
+  line('find_tool p99 at 10,000 tools (HTTP, 1 conn)', 'findToolP99Ms', 'ms', 2);
+  if (t.noHeapGrowth) say(`| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`);
+  say();
+}
+
+async function main(): Promise<void> {
+  const m = results.machine as ReturnType<typeof machine>;
+  say(`# CentralMCP Router benchmarks — ${new Date().toISOString()}`);
+  say();
+  say(`Machine: ${m.cores} × ${m.cpu}${m.mhz > 0 ? ` @ ${m.mhz} MHz` : ''}, ${m.memoryGiB} GiB RAM (${m.freeGiB} free), Linux ${m.kernel}, Node ${m.node}; load average at start ${m.loadAtStart.join(' / ')}.`);
+  say(`Each figure is the median of ${RUNS} run(s) of ${SECONDS} s after a warm-up run. The load generator (autocannon), the router and the backends share the ${m.cores} cores.`);
+  say();
+  if (ONLY.has('ceiling') || ONLY.has('batch')) await ceilingAndBatch();
+  if (ONLY.has('find')) await findTool();
+  if (ONLY.has('heap')) await heapRun();
+  if (ONLY.has('isolation')) await isolation();
+  targetsTable();
+  if (ONLY.has('profile')) await profile();
+  writeFileSync(join(OUT, 'last-run.json'), JSON.stringify(results, null, 2));
+  writeFileSync(join(OUT, 'last-run.md'), `${report.join('\n')}\n`);
+  process.stdout.write(`\nWritten: ${join(OUT, 'last-run.md')} and last-run.json\n`);
+}
+
+main()
+  .catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.allSettled(procs.map((p) => p.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
