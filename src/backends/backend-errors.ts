@@ -35,7 +35,8 @@ export function toRouterError(err: unknown, backend: string, timeoutMs: number):
   if (err instanceof Error && err.message === 'Not connected') {
     return new RouterError('backend_unavailable', `backend ${backend} is not connected`);
   }
-  if (err instanceof Error && err.name === 'ZodError') {
+  // zod 4 (SDK 1.32) names its error $ZodError; zod 3 named it ZodError.
+  if (err instanceof Error && (err.name === 'ZodError' || err.name === '$ZodError')) {
     return new RouterError('backend_failed', `backend ${backend} sent a malformed result`);
   }
   return new RouterError('backend_failed', `call to backend ${backend} failed`);
