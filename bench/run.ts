@@ -393,12 +393,13 @@ async function isolation(): Promise<void> {
       },
     ],
   ];
-  say(`Healthy load: single calls to the HTTP null backend, open loop at ${int(rate)} calls/s (a third of the router's 16-connection ceiling), each timed from when it was due; ${RUNS} quiet windows of ${SECONDS} s before any fault, then ${RUNS} windows during each fault; medians.`);
+  say(`Healthy load: single calls to the HTTP null backend, open loop at ${int(rate)} calls/s (a third of the router's 16-connection ceiling), each timed from when it was due; after a warm-up window, ${RUNS} quiet windows of ${SECONDS} s before any fault, then ${RUNS} windows during each fault; medians.`);
   say();
   say('| while … | healthy p50 ms | healthy p99 ms | p99 / quiet p99 | healthy failures |');
   say('|---|---:|---:|---:|---:|');
   // The quiet baseline is taken before any fault: a crashed backend respawns on its own backoff
   // schedule and timed-out calls clean up late, so a quiet window after a faulty one is not quiet.
+  await healthy(); // warm-up of this fresh router (JIT, pools), not counted
   const quietRuns: PacedResult[] = [];
   for (let i = 0; i < RUNS; i++) quietRuns.push(await healthy());
   const q = { p50: median(quietRuns.map((r) => r.p50)), p99: median(quietRuns.map((r) => r.p99)), failures: Math.max(...quietRuns.map((r) => r.failures)) };
