@@ -19,9 +19,25 @@ export interface ClientCost {
   client: string;
   cpuMicrosPerCall: number;
   callsPerSecond: number;
+  /** MaxListenersExceededWarning warnings this client caused (see run.ts). */
+  listenerWarnings: number;
 }
 
+/** Counts MaxListenersExceededWarning warnings instead of printing them; returns the running count. */
+export function countListenerWarnings(): () => number {
+  let count = 0;
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => {
+    if (w.name === 'MaxListenersExceededWarning') count++;
+    else process.stderr.write(`${w.name}: ${w.message}\n`);
+  });
+  return () => count;
+}
+
+const warnings = countListenerWarnings();
+
 async function measure(client: string, calls: number, concurrency: number, one: (i: number) => Promise<void>): Promise<ClientCost> {
+  const warningsBefore = warnings();
   for (let i = 0; i < 500; i++) await one(i); // warm up
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -32,7 +48,9 @@ async function measure(client: string, calls: number, concurrency: number, one: 
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { client, cpuMicrosPerCall: (used.user + used.system) / calls, callsPerSecond: calls / ((performance.now() - started) / 1000) };
+  // Warnings are emitted when the listeners are added; GC-driven cleanup may lag a little.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { client, cpuMicrosPerCall: (used.user + used.system) / calls, callsPerSecond: calls / ((performance.now() - started) / 1000), listenerWarnings: warnings() - warningsBefore };
 }
 
 async function sdkClient(url: string, fetchFn?: FetchLike): Promise<{ client: Client; call: () => Promise<void> }> {

@@ -200,11 +200,12 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     // Chunked: with a Content-Length over the cap the answer is refused at its headers (4 ms of
     // router CPU); without one the router streams 8 MiB through a web TransformStream before it
     // fails the call: 26.5 ms of router CPU per answer, measured (stdio: 12 ms). See the issue 5
-    // report; the todo goes when guardedFetch counts bytes without web streams.
+    // report (BENCHMARKS.md item 4). It holds the default stall guard; under the strict 20% rule it
+    // is a todo until guardedFetch counts bytes without web streams.
     {
       what: 'floods 12 MiB responses over HTTP',
       faults: [['faultyhttp', 'huge', { chunked: true }]],
-      todo: 'each oversized chunked HTTP answer costs the router 26.5 ms of CPU (guardedFetch TransformStream)',
+      todo: STRICT ? 'each oversized chunked HTTP answer costs the router 15-26 ms of CPU (guardedFetch TransformStream)' : undefined,
     },
   ];
   for (const { what, faults, todo } of injections) {
