@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CatalogTool } from '../registry.types';
-import { buildToolIndex, searchTools, tokenize } from './ranking';
+import { buildToolIndex, searchTools } from './ranking';
+import { tokenize } from './terms';
 
 function tool(backend: string, name: string, description: string, properties: Record<string, unknown> = {}): CatalogTool {
   return { backend, name, description, inputSchema: { type: 'object', properties } };
