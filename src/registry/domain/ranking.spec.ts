@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CatalogTool } from '../registry.types';
-import { buildToolIndex, searchTools } from './ranking';
+import { buildToolIndex, indexVersion, replaceBackendTools, searchTools, type ToolIndex } from './ranking';
 import { tokenize } from './terms';
 
 function tool(backend: string, name: string, description: string, properties: Record<string, unknown> = {}): CatalogTool {
@@ -162,4 +162,72 @@ test('a known tool ranks first among 10,000 synthetic tools', () => {
   );
   assert.equal(searchTools(big, 'refnd invoice', { topK: 3 })[0].tool.name, 'refund_invoice');
   assert.equal(searchTools(big, 'get_user_0', { topK: 3 })[0].tool.name, 'get_user_0');
+});
+
+const ranked = (idx: ToolIndex, query: string, topK = 10): string[] =>
+  searchTools(idx, query, { topK }).map((h) => `${h.tool.backend}:${h.tool.name}:${h.score}`);
+
+const UPDATE_QUERIES = ['read a text file', 'search', 'delete entities', 'serch nodes', 'file', 'relationship', '', 'sum of numbers', 'lines'];
+
+test('replacing one backend in place answers exactly like a fresh build of the new catalog', () => {
+  const live = buildToolIndex(catalog);
+  const files = catalog.filter((t) => t.backend === 'files');
+  const nextFiles = [
+    files[0],
+    { ...files[1], description: 'List every entry of a folder, directories first.' },
+    tool('files', 'move_file', 'Move or rename a file or a directory.', { source: path, destination: path }),
+  ];
+  replaceBackendTools(live, 'files', nextFiles);
+  const fresh = buildToolIndex([...nextFiles, ...catalog.filter((t) => t.backend !== 'files')]);
+  for (const query of [...UPDATE_QUERIES, 'move a file', 'glob pattern']) {
+    assert.deepEqual(ranked(live, query), ranked(fresh, query), `query ${JSON.stringify(query)}`);
+  }
+  // And back again, then a new backend and an emptied one: still a fresh build's answers.
+  replaceBackendTools(live, 'files', files);
+  replaceBackendTools(live, 'aaa', [tool('aaa', 'ping', 'Ping a host')]);
+  replaceBackendTools(live, 'memory', []);
+  const again = buildToolIndex([tool('aaa', 'ping', 'Ping a host'), ...catalog.filter((t) => t.backend !== 'memory')]);
+  for (const query of [...UPDATE_QUERIES, 'ping', 'glob pattern']) {
+    assert.deepEqual(ranked(live, query), ranked(again, query), `query ${JSON.stringify(query)}`);
+  }
+});
+
+test('a removed tool is forgotten, words and all, so misspellings are corrected toward what is left', () => {
+  const live = buildToolIndex(catalog);
+  replaceBackendTools(live, 'memory', []);
+  assert.deepEqual(searchTools(live, 'search_nodes', { topK: 5 }).filter((h) => h.tool.backend === 'memory'), []);
+  // "entities" is no longer a catalog word: a misspelling of it finds nothing rather than a ghost.
+  assert.deepEqual(ranked(live, 'entites'), ranked(buildToolIndex(catalog.filter((t) => t.backend !== 'memory')), 'entites'));
+});
+
+test('an unchanged tool keeps its document but answers with its newest entry (annotations)', () => {
+  const live = buildToolIndex(catalog);
+  const before = indexVersion(live);
+  const renewed = catalog
+    .filter((t) => t.backend === 'everything')
+    .map((t) => ({ ...t, annotations: { readOnlyHint: true } }));
+  replaceBackendTools(live, 'everything', renewed);
+  assert.ok(indexVersion(live) > before, 'every replacement is a new version');
+  const hit = searchTools(live, 'get-sum', { topK: 1 })[0];
+  assert.equal(hit.tool, renewed.find((t) => t.name === 'get-sum'));
+  assert.deepEqual(ranked(live, 'get-sum'), ranked(index, 'get-sum'));
+});
+
+test('tools naming another backend are ignored by a replacement, and repeated names keep the first', () => {
+  const live = buildToolIndex([]);
+  replaceBackendTools(live, 'a', [tool('a', 'x', 'First copy'), tool('b', 'y', 'Stray copy'), tool('a', 'x', 'Second copy')]);
+  const hits = searchTools(live, 'copy', { topK: 5 });
+  assert.deepEqual(hits.map((h) => `${h.tool.backend}:${h.tool.name}:${h.tool.description}`), ['a:x:First copy']);
+});
+
+test('a browse lists backends in name order whatever order they arrived in', () => {
+  const live = buildToolIndex([]);
+  replaceBackendTools(live, 'zeta', [tool('zeta', 'b', ''), tool('zeta', 'a', '')]);
+  replaceBackendTools(live, 'alpha', [tool('alpha', 'c', '')]);
+  assert.deepEqual(ranked(live, ''), ['alpha:c:0', 'zeta:a:0', 'zeta:b:0']);
+  assert.deepEqual(ranked(live, '', 2), ['alpha:c:0', 'zeta:a:0']);
+  assert.deepEqual(
+    searchTools(live, '', { topK: 5, visible: (t) => t.name !== 'a' }).map((h) => h.tool.name),
+    ['c', 'b'],
+  );
 });

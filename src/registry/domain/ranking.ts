@@ -11,7 +11,10 @@ import { normalizeTerm, queryTerms, tokenize } from './terms';
  * demo catalogs (`test/find-tool-recall.spec.ts`); change one only with that test's numbers.
  */
 
-/** A built, immutable search index over one catalog version. Opaque to callers. */
+/**
+ * The search index of the whole catalog. Opaque to callers. It is updated in place, one backend
+ * at a time ({@link replaceBackendTools}), so a refresh costs what that backend's tools cost.
+ */
 export interface ToolIndex {
   readonly [INDEX_BRAND]: true;
 }
@@ -32,15 +35,32 @@ export interface SearchToolsOptions {
   visible?: (tool: CatalogTool) => boolean;
 }
 
+/** The first hits of a query in rank order, and whether they are all of its matches. */
+export interface RankedMatches {
+  readonly hits: readonly ToolHit[];
+  /** True when no match was left out (the query had at most `topK` matches). */
+  readonly complete: boolean;
+}
+
 declare const INDEX_BRAND: unique symbol;
 
 interface IndexState {
   readonly search: MiniSearch<IndexedTool>;
-  readonly byId: ReadonlyMap<string, CatalogTool>;
-  /** Every tool sorted by backend, then name: the browse order and the tie-break order. */
-  readonly sorted: readonly CatalogTool[];
-  /** Every normalized term in the index: a query term found here is spelled right. */
-  readonly vocabulary: ReadonlySet<string>;
+  readonly byId: Map<string, CatalogTool>;
+  /**
+   * Each backend's tools sorted by name, the backends in name order: the browse order and the
+   * tie-break order.
+   */
+  byBackend: Map<string, readonly CatalogTool[]>;
+  /**
+   * Every normalized term in the index with its number of indexed occurrences: a query term found
+   * here is spelled right. Counted so that removing a backend's tools forgets only their words.
+   */
+  readonly vocabulary: Map<string, number>;
+  /** What `processTerm` adds to a term's count: 1 while documents are added, -1 while removed. */
+  readonly counting: { delta: 1 | -1 };
+  /** Bumped by every change, so a cache of answers knows when it is stale. */
+  version: number;
 }
 
 interface IndexedTool {
@@ -134,37 +154,118 @@ function toolId(tool: CatalogTool): string {
   return `${tool.backend}\u0000${tool.name}`;
 }
 
-function compareTools(a: CatalogTool, b: CatalogTool): number {
-  if (a.backend !== b.backend) return a.backend < b.backend ? -1 : 1;
-  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  return 0;
-}
-
 /**
  * Builds the search index for one catalog. A (backend, name) pair listed twice is indexed once,
  * the first entry winning, so a misbehaving backend cannot break the catalog.
  */
 export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
-  const byId = new Map<string, CatalogTool>();
-  for (const tool of tools) {
-    const id = toolId(tool);
-    if (!byId.has(id)) byId.set(id, tool);
-  }
-  const vocabulary = new Set<string>();
+  const vocabulary = new Map<string, number>();
+  const counting: { delta: 1 | -1 } = { delta: 1 };
   const search = new MiniSearch<IndexedTool>({
     fields: ['name', 'description', 'params', 'paramDescriptions', 'backend'],
     storeFields: [],
     tokenize: (text) => tokenize(text),
-    // The vocabulary is gathered in the same pass that indexes, so it holds exactly the indexed terms.
+    // minisearch calls this once per indexed occurrence, and again per occurrence when it removes
+    // a document, so the counts stay exactly those of the indexed terms.
     processTerm: (term) => {
       const normalized = normalizeTerm(term);
-      if (normalized !== null) vocabulary.add(normalized);
+      if (normalized !== null) {
+        const count = (vocabulary.get(normalized) ?? 0) + counting.delta;
+        if (count > 0) vocabulary.set(normalized, count);
+        else vocabulary.delete(normalized);
+      }
       return normalized;
     },
   });
-  search.addAll([...byId].map(([id, tool]) => toIndexed(id, tool)));
-  const state: IndexState = { search, byId, sorted: [...byId.values()].sort(compareTools), vocabulary };
-  return state as unknown as ToolIndex;
+  const state: IndexState = { search, byId: new Map(), byBackend: new Map(), vocabulary, counting, version: 0 };
+  const index = state as unknown as ToolIndex;
+  const byBackend = new Map<string, CatalogTool[]>();
+  for (const tool of tools) {
+    const list = byBackend.get(tool.backend);
+    if (list) list.push(tool);
+    else byBackend.set(tool.backend, [tool]);
+  }
+  for (const [backend, list] of byBackend) replaceBackendTools(index, backend, list);
+  return index;
+}
+
+/**
+ * Replaces one backend's tools in the index, in place: a tool whose indexed text did not change
+ * keeps its document (only the catalog entry it answers with is renewed, so annotations stay
+ * current), a changed tool is removed and added again, a gone one removed. The cost is that of the
+ * backend's tools, not of the catalog (a rebuild of 10,000 tools took ~300 ms of event loop).
+ * Removal is exact (minisearch `remove`, not `discard`): document frequencies and field lengths
+ * are those of a fresh build, so scores do not drift with refreshes. Tools naming another backend
+ * are ignored; a name listed twice keeps its first entry. Synchronous, so no search runs halfway.
+ */
+export function replaceBackendTools(index: ToolIndex, backend: string, tools: readonly CatalogTool[]): void {
+  const state = index as unknown as IndexState;
+  const next = new Map<string, CatalogTool>();
+  for (const tool of tools) if (tool.backend === backend && !next.has(tool.name)) next.set(tool.name, tool);
+  const stale: IndexedTool[] = [];
+  const fresh: IndexedTool[] = [];
+  const previous = state.byBackend.get(backend) ?? [];
+  const kept = new Set<string>();
+  for (const old of previous) {
+    const id = toolId(old);
+    const tool = next.get(old.name);
+    if (tool === old) {
+      kept.add(old.name);
+      continue;
+    }
+    const before = toIndexed(id, old);
+    const after = tool === undefined ? undefined : toIndexed(id, tool);
+    if (after !== undefined && sameText(before, after)) {
+      kept.add(old.name);
+      continue;
+    }
+    stale.push(before);
+    if (after !== undefined) {
+      kept.add(old.name);
+      fresh.push(after);
+    }
+    if (tool === undefined) state.byId.delete(id);
+  }
+  for (const [name, tool] of next) if (!kept.has(name)) fresh.push(toIndexed(toolId(tool), tool));
+
+  state.counting.delta = -1;
+  for (const doc of stale) state.search.remove(doc);
+  state.counting.delta = 1;
+  for (const doc of fresh) state.search.add(doc);
+  for (const tool of next.values()) state.byId.set(toolId(tool), tool);
+
+  const sorted = [...next.values()].sort(compareNames);
+  if (state.byBackend.has(backend)) state.byBackend.set(backend, sorted);
+  else {
+    state.byBackend.set(backend, sorted);
+    state.byBackend = new Map([...state.byBackend].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+  state.version += 1;
+}
+
+/** Changes whenever the index does; equal versions of one index answer every query alike. */
+export function indexVersion(index: ToolIndex): number {
+  return (index as unknown as IndexState).version;
+}
+
+function sameText(a: IndexedTool, b: IndexedTool): boolean {
+  return a.name === b.name && a.description === b.description && a.params === b.params && a.paramDescriptions === b.paramDescriptions;
+}
+
+function compareNames(a: CatalogTool, b: CatalogTool): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * A zero document boost skips the document before it is scored, cheaper than a result filter; the
+ * id starts with the backend and a NUL, which no backend name contains. Visibility is not checked
+ * here: this runs once per matching term and field, so a caller's filter would run thousands of
+ * times per query; it runs once per candidate of the top-k walk instead.
+ */
+function backendFilter(backend: string | undefined): ((id: string) => number) | undefined {
+  if (backend === undefined) return undefined;
+  const prefix = `${backend}\u0000`;
+  return (id: string) => (id.startsWith(prefix) ? 1 : 0);
 }
 
 /**
@@ -173,38 +274,36 @@ export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
  * stop-word-only query is a browse: the first `topK` tools by backend and name, score 0.
  * A query that matches nothing answers no hits. Never throws.
  */
-/**
- * A zero document boost skips the document before it is scored, cheaper than a result filter; the
- * id starts with the backend and a NUL, which no backend name contains.
- */
-function documentFilter(
-  state: IndexState,
-  backendPrefix: string | undefined,
-  visible: ((tool: CatalogTool) => boolean) | undefined,
-): ((id: string) => number) | undefined {
-  if (backendPrefix === undefined && visible === undefined) return undefined;
-  return (id: string) => {
-    if (backendPrefix !== undefined && !id.startsWith(backendPrefix)) return 0;
-    if (visible === undefined) return 1;
-    const tool = state.byId.get(id);
-    return tool !== undefined && visible(tool) ? 1 : 0;
-  };
+export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOptions): ToolHit[] {
+  return [...rankTerms(index, queryTerms(query), opts).hits];
 }
 
-export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOptions): ToolHit[] {
+/**
+ * {@link searchTools} for a query already split into its normalized terms (`queryTerms`), saying
+ * also whether the hits are every match: with that, the first hits of an unfiltered query can be
+ * kept and filtered per caller later (see `SearchCache`). No terms is a browse.
+ */
+export function rankTerms(index: ToolIndex, terms: readonly string[], opts: SearchToolsOptions): RankedMatches {
   const state = index as unknown as IndexState;
   const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
-  if (topK < 1) return [];
+  if (topK < 1) return { hits: [], complete: false };
+  return terms.length === 0 ? browse(state, topK, opts) : rank(state, terms, topK, opts);
+}
 
-  const terms = queryTerms(query);
-  if (terms.length === 0) {
-    const browse = state.sorted.filter(
-      (tool) => (opts.backend === undefined || tool.backend === opts.backend) && (opts.visible === undefined || opts.visible(tool)),
-    );
-    return browse.slice(0, topK).map((tool) => ({ tool, score: 0 }));
+function browse(state: IndexState, topK: number, opts: SearchToolsOptions): RankedMatches {
+  const hits: ToolHit[] = [];
+  const backends = opts.backend === undefined ? [...state.byBackend.values()] : [state.byBackend.get(opts.backend) ?? []];
+  for (const tools of backends) {
+    for (const tool of tools) {
+      if (opts.visible !== undefined && !opts.visible(tool)) continue;
+      if (hits.length === topK) return { hits, complete: false };
+      hits.push({ tool, score: 0 });
+    }
   }
+  return { hits, complete: true };
+}
 
-  const backendPrefix = opts.backend === undefined ? undefined : `${opts.backend}\u0000`;
+function rank(state: IndexState, terms: readonly string[], topK: number, opts: SearchToolsOptions): RankedMatches {
   const options: SearchOptions = {
     boost: FIELD_BOOST,
     weights: MATCH_WEIGHTS,
@@ -215,26 +314,35 @@ export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOp
     // The terms are already tokenized and normalized (none holds a space); only split them apart.
     tokenize: (text) => text.split(' '),
     processTerm: (term) => term,
-    boostDocument: documentFilter(state, backendPrefix, opts.visible),
+    boostDocument: backendFilter(opts.backend),
   };
   // minisearch answers every match sorted by raw score, so rounded scores never rise along the
   // list: once one falls below the last kept hit, nothing after it can enter. Ties at that score
   // (thousands, in a big catalog of look-alike tools) are settled by backend and name while
   // keeping only topK hits, never by sorting them all.
   const best: RankedId[] = [];
+  let complete = true;
   for (const result of state.search.search(terms.join(' '), options)) {
     const score = Math.round(result.score * 1e4) / 1e4;
-    if (best.length === topK && score < best[topK - 1].score) break;
-    insertBounded(best, { id: result.id as string, score }, topK);
+    if (best.length === topK && score < best[topK - 1].score) {
+      complete = false;
+      break;
+    }
+    const id = result.id as string;
+    if (opts.visible !== undefined) {
+      const tool = state.byId.get(id);
+      if (tool === undefined || !opts.visible(tool)) continue;
+    }
+    if (best.length === topK) complete = false;
+    insertBounded(best, { id, score }, topK);
   }
   const hits: ToolHit[] = [];
   for (const { id, score } of best) {
     const tool = state.byId.get(id);
     if (tool !== undefined) hits.push({ tool, score });
   }
-  return hits;
+  return { hits, complete };
 }
-
 interface RankedId {
   id: string;
   score: number;

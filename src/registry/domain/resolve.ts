@@ -39,3 +39,39 @@ export function indexByName(tools: readonly CatalogTool[]): Map<string, CatalogT
   }
   return byName;
 }
+
+/**
+ * Replaces one backend's entries in a by-name map, in place: `before` is what the backend had,
+ * `after` what it has now (one entry per name, as the registry keeps them). Costs what the
+ * backend's tools cost, not what the catalog costs. A name no backend publishes any more is
+ * dropped, so the map never grows with churn.
+ */
+export function replaceBackendNames(
+  byName: Map<string, CatalogTool[]>,
+  backend: string,
+  before: readonly CatalogTool[],
+  after: readonly CatalogTool[],
+): void {
+  for (const tool of before) {
+    const others = (byName.get(tool.name) ?? []).filter((t) => t.backend !== backend);
+    if (others.length > 0) byName.set(tool.name, others);
+    else byName.delete(tool.name);
+  }
+  for (const tool of after) {
+    const list = byName.get(tool.name);
+    if (list) list.push(tool);
+    else byName.set(tool.name, [tool]);
+  }
+}
+
+/** A backend's own tools, the first of each name: what the registry keeps of one refresh. */
+export function ownTools(backend: string, tools: readonly CatalogTool[]): CatalogTool[] {
+  const seen = new Set<string>();
+  const own: CatalogTool[] = [];
+  for (const tool of tools) {
+    if (tool.backend !== backend || seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    own.push(tool);
+  }
+  return own;
+}

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { CatalogTool } from '../registry.types';
+import { indexByName, ownTools, replaceBackendNames, resolveTool } from './resolve';
+
+function tool(backend: string, name: string): CatalogTool {
+  return { backend, name, description: '', inputSchema: { type: 'object' } };
+}
+
+test('replacing one backend leaves the others, and the map equals one built from scratch', () => {
+  const files = [tool('files', 'read'), tool('files', 'status')];
+  const docs = [tool('docs', 'status'), tool('docs', 'search')];
+  const byName = indexByName([...files, ...docs]);
+  const nextFiles = [tool('files', 'read'), tool('files', 'write')];
+  replaceBackendNames(byName, 'files', files, nextFiles);
+  const sorted = (m: Map<string, CatalogTool[]>) => [...m].map(([n, l]) => `${n}=${l.map((t) => t.backend).sort().join(',')}`).sort();
+  assert.deepEqual(sorted(byName), sorted(indexByName([...nextFiles, ...docs])));
+  assert.deepEqual(resolveTool(byName, 'status', undefined), { kind: 'found', tool: docs[0] });
+  assert.deepEqual(resolveTool(byName, 'write', 'files'), { kind: 'found', tool: nextFiles[1] });
+  replaceBackendNames(byName, 'docs', docs, []);
+  assert.equal(byName.has('search'), false, 'a name nobody publishes is dropped');
+});
+
+test('a backend keeps only its own tools, the first of each name', () => {
+  const first = tool('a', 'x');
+  assert.deepEqual(ownTools('a', [first, tool('b', 'y'), tool('a', 'x')]), [first]);
+});

@@ -1,0 +1,85 @@
+import { indexVersion, rankTerms, type RankedMatches, type SearchToolsOptions, type ToolHit, type ToolIndex } from './ranking';
+import { queryTerms } from './terms';
+
+/** Bounds of a {@link SearchCache}. */
+export interface SearchCacheLimits {
+  /** Distinct (query, backend) pairs kept; the least recently used goes first. */
+  entries: number;
+  /**
+   * Hits kept per pair, above `find_tool`'s largest top_k (10, DESIGN §1) so that a caller who
+   * may not see some of them still gets its answer from the cache.
+   */
+  depth: number;
+}
+
+const DEFAULT_LIMITS: SearchCacheLimits = { entries: 256, depth: 32 };
+
+/**
+ * A least-recently-used cache of rankings in front of `searchTools`, with the same answers.
+ * Agents repeat queries, and one query over a catalog of look-alike tools scores thousands of
+ * matches (about 2 ms at 10,000 tools); a cached one costs microseconds.
+ *
+ * What is cached is the caller-independent ranking: the first `depth` hits of a (normalized
+ * query, backend filter) pair, before any visibility filter. Each caller's `visible` filter is
+ * applied to those hits on every search, so one principal's answer never reaches another (DESIGN
+ * §10), and a filter function needs no identity. Ranking is a total order (score, then backend,
+ * then name), so the first `topK` visible hits of the cached ones are exactly the caller's top k;
+ * when fewer are visible and the cached hits are not every match, the query is ranked afresh with
+ * the caller's filter. Every change to the index clears the cache (its version is checked on each
+ * search). Browses (empty queries) are cheap and never cached.
+ */
+export class SearchCache {
+  private readonly rankings = new Map<string, RankedMatches>();
+  private version = -1;
+  private readonly limits: SearchCacheLimits;
+
+  constructor(limits: Partial<SearchCacheLimits> = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  /** Exactly what `searchTools(index, query, opts)` answers. */
+  search(index: ToolIndex, query: string, opts: SearchToolsOptions): ToolHit[] {
+    const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
+    const terms = queryTerms(query);
+    if (topK < 1 || topK > this.limits.depth || terms.length === 0) return [...rankTerms(index, terms, opts).hits];
+
+    const ranked = this.ranking(index, terms, opts.backend);
+    const hits: ToolHit[] = [];
+    for (const { tool, score } of ranked.hits) {
+      if (opts.visible !== undefined && !opts.visible(tool)) continue;
+      hits.push({ tool, score });
+      if (hits.length === topK) return hits;
+    }
+    return ranked.complete ? hits : [...rankTerms(index, terms, opts).hits];
+  }
+
+  /** Number of rankings held (for tests and metrics). */
+  get size(): number {
+    return this.rankings.size;
+  }
+
+  private ranking(index: ToolIndex, terms: readonly string[], backend: string | undefined): RankedMatches {
+    const version = indexVersion(index);
+    if (version !== this.version) {
+      this.rankings.clear();
+      this.version = version;
+    }
+    // Backend names hold no NUL (config validates them): the key's part before its first NUL is the
+    // backend filter, and the rest the query's terms, space-joined (no term holds a space).
+    const key = `${backend ?? ''}\u0000${terms.join(' ')}`;
+    const cached = this.rankings.get(key);
+    if (cached !== undefined) {
+      // Re-inserting moves the key to the end of the Map's order: the most recently used.
+      this.rankings.delete(key);
+      this.rankings.set(key, cached);
+      return cached;
+    }
+    const ranked = rankTerms(index, terms, { topK: this.limits.depth, backend });
+    if (this.rankings.size >= this.limits.entries) {
+      const oldest = this.rankings.keys().next();
+      if (oldest.done !== true) this.rankings.delete(oldest.value);
+    }
+    this.rankings.set(key, ranked);
+    return ranked;
+  }
+}
