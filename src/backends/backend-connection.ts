@@ -8,11 +8,12 @@ import type { BackendConfig } from '../config/config.types';
 import type { RegistryService } from '../registry/registry.service';
 import { classifyTransportError, describeFailure, toRouterError } from './backend-errors';
 import { createTransport } from './backend-transports';
+import { HttpCallClient, HttpConnectionLostError, HttpSocketError } from './http-call-client';
 import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
 import { toCatalogTools } from './domain/catalog';
-import { StdioProcessTransport } from './stdio-process.transport';
+import { DEFAULT_MAX_LINE_BYTES, StdioProcessTransport } from './stdio-process.transport';
 
 /** How the router introduces itself to backends in `initialize`. */
 const CLIENT_INFO = { name: 'centralmcp-router', version: '0.1.0' };
@@ -38,6 +39,8 @@ interface Session {
   closed: boolean;
   /** A `tools/list_changed` arrived before the session was up: refresh once it is. */
   listChangedEarly: boolean;
+  /** Streamable HTTP: the pooled client `tools/call` takes, set once the session is initialized. */
+  calls?: { client: HttpCallClient; transport: StreamableHTTPClientTransport };
 }
 
 /**
@@ -96,11 +99,19 @@ export class BackendConnection {
       throw new RouterError('backend_unavailable', `backend ${this.name} is not connected`);
     }
     try {
+      if (session.calls) {
+        const { client, transport } = session.calls;
+        const info = { sessionId: transport.sessionId, protocolVersion: transport.protocolVersion };
+        return await client.callTool(info, tool, args, this.config.timeoutMs);
+      }
       const result = await session.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         timeout: this.config.timeoutMs,
       });
       return toBackendResult(result);
     } catch (err) {
+      if (err instanceof HttpConnectionLostError) this.onLost(session, err.message);
+      // A socket that broke mid-answer: a crashed backend and one dropped connection look the same.
+      else if (err instanceof HttpSocketError) void this.probe(session);
       const error = toRouterError(err, this.name, this.config.timeoutMs);
       // The backend's own text may echo arguments: debug only.
       this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: describeFailure(err) });
@@ -146,6 +157,10 @@ export class BackendConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolListChanged(session));
     try {
       await client.connect(transport, { timeout: remaining() });
+      if (transport instanceof StreamableHTTPClientTransport && this.config.transport === 'http') {
+        const calls = new HttpCallClient({ backend: this.name, url: new URL(this.config.url), headers: this.config.headers, maxResponseBytes: DEFAULT_MAX_LINE_BYTES });
+        session.calls = { client: calls, transport };
+      }
       const tools = await listAllTools(client, remaining);
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
@@ -270,6 +285,7 @@ export class BackendConnection {
         this.logger.debug({ msg: 'session termination failed', backend: this.name, detail: describeFailure(err) }),
       );
     }
+    session.calls?.client.close();
     await client.close().catch((err: unknown) =>
       this.logger.debug({ msg: 'close failed', backend: this.name, detail: describeFailure(err) }),
     );

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readCallAnswer, toCallResult } from './call-answer';
+
+const answer = (result: unknown, id: unknown = 'c1') => ({ jsonrpc: '2.0', id, result });
+
+test('a result for the id keeps content, structuredContent and isError only', () => {
+  const read = readCallAnswer(answer({ content: [{ type: 'text', text: 'hi' }], structuredContent: { n: 1 }, isError: false, _meta: { x: 1 } }), 'c1');
+  assert.deepEqual(read, { kind: 'result', result: { content: [{ type: 'text', text: 'hi' }], structuredContent: { n: 1 }, isError: false } });
+});
+
+test('notifications, server requests and answers to other ids are not the answer', () => {
+  assert.deepEqual(readCallAnswer({ jsonrpc: '2.0', method: 'notifications/progress', params: {} }, 'c1'), { kind: 'other' });
+  assert.deepEqual(readCallAnswer({ jsonrpc: '2.0', id: 'c1', method: 'sampling/createMessage' }, 'c2'), { kind: 'other' });
+  assert.deepEqual(readCallAnswer(answer({ content: [] }, 1), 'c1'), { kind: 'other' });
+  assert.deepEqual(readCallAnswer('text', 'c1'), { kind: 'other' });
+});
+
+test("a JSON-RPC error keeps its code and drops the backend's message", () => {
+  assert.deepEqual(readCallAnswer({ jsonrpc: '2.0', id: 'c1', error: { code: -32602, message: 'bad secret=hunter2' } }, 'c1'), { kind: 'error', code: -32602 });
+  assert.deepEqual(readCallAnswer({ jsonrpc: '2.0', id: 'c1', error: 'nope' }, 'c1'), { kind: 'malformed' });
+});
+
+test('every content kind of the spec passes; a block missing its required field, an unknown kind or a bad type does not', () => {
+  const good = [
+    { type: 'text', text: '' },
+    { type: 'image', data: 'AA==', mimeType: 'image/png' },
+    { type: 'audio', data: 'AA==', mimeType: 'audio/wav' },
+    { type: 'resource_link', uri: 'file:///a', name: 'a' },
+    { type: 'resource', resource: { uri: 'file:///a', text: 'x' } },
+    { type: 'resource', resource: { uri: 'file:///a', blob: 'AA==' } },
+  ];
+  assert.equal(toCallResult({ content: good })?.content.length, good.length);
+  for (const bad of [
+    { content: [{ type: 'text' }] },
+    { content: [{ type: 'video', data: 'x' }] },
+    { content: [{ type: 'resource', resource: { uri: 'x' } }] },
+    { content: [null] },
+    { content: 'text' },
+    {},
+    { content: [], structuredContent: [1] },
+    { content: [], isError: 'yes' },
+  ]) {
+    assert.equal(toCallResult(bad), undefined, JSON.stringify(bad));
+    assert.deepEqual(readCallAnswer(answer(bad), 'c1'), { kind: 'malformed' });
+  }
+});
