@@ -10,10 +10,6 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { createApp } from '../src/app.factory';
 import { loadConfigFromEnvironment } from '../src/config/config.module';
-import { installLeanHttpSend } from './lean-http-send';
-
-// The what-if of the proposed HTTP client fix (bench/lean-http-send.ts); off unless asked for.
-if (process.env.BENCH_LEAN_HTTP === '1') installLeanHttpSend();
 
 async function main(): Promise<void> {
   const config = loadConfigFromEnvironment();

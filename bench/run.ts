@@ -497,29 +497,10 @@ async function profile(): Promise<void> {
   say('|---|---:|---:|---:|');
   for (const c of clients) say(`| ${c.client} | ${int(c.cpuMicrosPerCall)} | ${int(c.callsPerSecond)} | ${int(c.listenerWarnings)} |`);
   say();
-  say('The warnings: the SDK transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router\'s guardedFetch gives each POST a signal of its own.');
+  say('The warnings: the SDK transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router calls tools over a pooled node:http client of its own (src/backends/http-call-client.ts), and guardedFetch gives each of the SDK\'s POSTs a signal of its own.');
   say();
 
-  // The proposed fix, prototyped outside src (bench/lean-http-send.ts), measured side by side.
-  say('### What-if: tools/call POSTs through a pooled node:http client (bench/lean-http-send.ts)');
-  say();
-  say('| router | conns | calls/s | p50 ms | p99 ms | router CPU µs/call | failures |');
-  say('|---|---:|---:|---:|---:|---:|---:|');
-  const nullPort = await freePort();
-  const nul = await track(startNullHttp(nullPort));
-  const whatIf: Record<string, Record<number, LoadResult>> = {};
-  for (const [name, env] of [['today (SDK fetch path)', {}], ['lean POST client (what-if)', { BENCH_LEAN_HTTP: '1' }]] as const) {
-    const router = await track(startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), { env }));
-    for (const connections of [1, 16]) {
-      const r = await measure({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), connections, durationSeconds: SECONDS, verify: okSingle, watch: { router: router.pid } });
-      (whatIf[name] ??= {})[connections] = r;
-      say(`| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${int(r.cpuPerRequest.router)} | ${r.failures} |`);
-    }
-    await stop(router);
-  }
-  await stop(nul);
-  say();
-  results.profile = { http: http.summary, stdio: stdio.summary, httpClients: clients, whatIf };
+  results.profile = { http: http.summary, stdio: stdio.summary, httpClients: clients };
 }
 
 function targetsTable(): void {
