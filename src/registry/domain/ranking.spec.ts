@@ -207,7 +207,7 @@ test('an unchanged tool keeps its document but answers with its newest entry (an
     .filter((t) => t.backend === 'everything')
     .map((t) => ({ ...t, annotations: { readOnlyHint: true } }));
   replaceBackendTools(live, 'everything', renewed);
-  assert.ok(indexVersion(live) > before, 'every replacement is a new version');
+  assert.ok(indexVersion(live) > before, 'a replacement that changes anything is a new version');
   const hit = searchTools(live, 'get-sum', { topK: 1 })[0];
   assert.equal(hit.tool, renewed.find((t) => t.name === 'get-sum'));
   assert.deepEqual(ranked(live, 'get-sum'), ranked(index, 'get-sum'));
@@ -230,4 +230,15 @@ test('a browse lists backends in name order whatever order they arrived in', () 
     searchTools(live, '', { topK: 5, visible: (t) => t.name !== 'a' }).map((h) => h.tool.name),
     ['c', 'b'],
   );
+});
+
+test('a refresh that changes nothing keeps the version, so cached rankings stay valid', () => {
+  const live = buildToolIndex(catalog);
+  const before = indexVersion(live);
+  const copies = catalog.filter((t) => t.backend === 'files').map((t) => ({ ...t, inputSchema: structuredClone(t.inputSchema) }));
+  replaceBackendTools(live, 'files', copies);
+  assert.equal(indexVersion(live), before);
+  replaceBackendTools(live, 'files', copies.map((t, i) => (i === 0 ? { ...t, inputSchema: { type: 'object' } } : t)));
+  assert.ok(indexVersion(live) > before, 'a schema change is a change: find_tool answers with schemas');
+  assert.equal(searchTools(live, 'read a text file', { topK: 1 })[0].tool.inputSchema.properties, undefined);
 });

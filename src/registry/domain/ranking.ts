@@ -1,5 +1,5 @@
 import MiniSearch, { type SearchOptions } from 'minisearch';
-import type { CatalogTool } from '../registry.types';
+import type { CatalogTool, ToolAnnotations } from '../registry.types';
 import { normalizeTerm, queryTerms, tokenize } from './terms';
 
 /**
@@ -202,11 +202,14 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   const state = index as unknown as IndexState;
   const next = new Map<string, CatalogTool>();
   for (const tool of tools) if (tool.backend === backend && !next.has(tool.name)) next.set(tool.name, tool);
+  const previous = state.byBackend.get(backend);
+  // A refresh that changes nothing (the usual answer to a periodic or spurious list_changed)
+  // leaves the index and its version alone, so cached rankings stay valid.
+  if (previous !== undefined && previous.length === next.size && previous.every((old) => sameTool(old, next.get(old.name)))) return;
   const stale: IndexedTool[] = [];
   const fresh: IndexedTool[] = [];
-  const previous = state.byBackend.get(backend) ?? [];
   const kept = new Set<string>();
-  for (const old of previous) {
+  for (const old of previous ?? []) {
     const id = toolId(old);
     const tool = next.get(old.name);
     if (tool === old) {
@@ -246,6 +249,15 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
 /** Changes whenever the index does; equal versions of one index answer every query alike. */
 export function indexVersion(index: ToolIndex): number {
   return (index as unknown as IndexState).version;
+}
+
+/** Equal in everything a search answers with: the indexed text, the annotations, the schema. */
+function sameTool(a: CatalogTool, b: CatalogTool | undefined): boolean {
+  if (a === b) return true;
+  if (b === undefined || a.name !== b.name || a.description !== b.description) return false;
+  const hints = new Set([...Object.keys(a.annotations ?? {}), ...Object.keys(b.annotations ?? {})]) as Set<keyof ToolAnnotations>;
+  for (const hint of hints) if (a.annotations?.[hint] !== b.annotations?.[hint]) return false;
+  return JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);
 }
 
 function sameText(a: IndexedTool, b: IndexedTool): boolean {
