@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { JSONRPCNotificationSchema, JSONRPCRequestSchema, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseIncoming } from './jsonrpc';
 
 test('nesting is counted outside strings only', () => {
@@ -22,4 +23,36 @@ test('ids come back as sent; unsafe or overlong ids are refused', () => {
   const polluted = parseIncoming('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"__proto__":{"polluted":1}}}');
   assert.equal(polluted.kind, 'request');
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted');
+});
+
+test('plain checks give the SDK schemas\' verdicts on requests and notifications', () => {
+  // The zod schemas parseIncoming used before (issue #5): every shape below must be judged alike.
+  const expected = (message: Record<string, unknown>): string => {
+    if ('id' in message) return JSONRPCRequestSchema.safeParse(message).success ? 'request' : 'invalid';
+    return JSONRPCNotificationSchema.safeParse(message).success ? 'notification' : 'invalid';
+  };
+  const values: unknown[] = [undefined, null, true, 0, -1, 1.5, 2 ** 53, -(2 ** 53), 1e300, '', 'x', [], [1], {}, { taskId: 't' }, { taskId: 1 }];
+  const metas: unknown[] = [
+    ...values,
+    ...values.map((progressToken) => ({ progressToken })),
+    ...values.map((related) => ({ [RELATED_TASK_META_KEY]: related })),
+    { progressToken: 'p', [RELATED_TASK_META_KEY]: { taskId: 't', extra: 1 }, other: [] },
+  ];
+  const paramsList: unknown[] = [...values, ...metas.map((_meta) => ({ _meta })), { name: 'x', arguments: {} }, JSON.parse('{"__proto__":{"a":1}}')];
+  const tops: Record<string, unknown>[] = [{}, { jsonrpc: '1.0' }, { jsonrpc: 2 }, { extra: 1 }, JSON.parse('{"__proto__":{}}'), { result: {} }];
+  let compared = 0;
+  for (const id of [undefined, 7, 'r']) {
+    for (const top of tops) {
+      for (const params of paramsList) {
+        const message: Record<string, unknown> = { jsonrpc: '2.0', method: 'tools/call', ...(id === undefined ? {} : { id }), ...(params === undefined ? {} : { params }) };
+        Object.assign(message, top);
+        if (Object.hasOwn(top, '__proto__')) Object.defineProperty(message, '__proto__', { value: {}, enumerable: true });
+        const body = JSON.stringify(message);
+        const reparsed = JSON.parse(body) as Record<string, unknown>;
+        assert.equal(parseIncoming(body).kind, expected(reparsed), body);
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared > 500);
 });

@@ -1,4 +1,4 @@
-import { ErrorCode, JSONRPCNotificationSchema, JSONRPCRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPC_VERSION, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
 
 export type RequestId = string | number;
 
@@ -35,8 +35,11 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /**
- * Classifies a POSTed body with the SDK's own message schemas. JSON-RPC batch arrays are refused:
- * the 2025-06-18 revision of the MCP transport removed them, and one body then stays one answer.
+ * Classifies a POSTed body as the SDK's own message schemas would (`JSONRPCRequestSchema`,
+ * `JSONRPCNotificationSchema`), with plain checks instead of zod: only the kind of message matters
+ * here, and zod's `safeParse` was the largest cost of this function (issue #5, BENCHMARKS item 6).
+ * The spec pins the two to the same verdicts. JSON-RPC batch arrays are refused: the 2025-06-18
+ * revision of the MCP transport removed them, and one body then stays one answer.
  */
 export function parseIncoming(body: string): Incoming {
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
@@ -64,18 +67,45 @@ export function parseIncoming(body: string): Incoming {
       message: `Invalid Request: id must be a string of at most ${MAX_ID_CHARS} characters or a safe integer`,
     };
   }
-  if (id !== null && typeof fields.method === 'string') {
-    const parsed = JSONRPCRequestSchema.safeParse(message);
-    if (!parsed.success) return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 request' };
-    return { kind: 'request', id, method: parsed.data.method, params: (parsed.data.params ?? {}) as Record<string, unknown> };
+  const { method } = fields;
+  if (id !== null && typeof method === 'string') {
+    if (!isWellFormed(fields, REQUEST_FIELDS)) return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 request' };
+    return { kind: 'request', id, method, params: (fields.params ?? {}) as Record<string, unknown> };
   }
-  if (id === null && typeof fields.method === 'string') {
-    const parsed = JSONRPCNotificationSchema.safeParse(message);
-    if (!parsed.success) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 notification' };
-    return { kind: 'notification', method: parsed.data.method };
+  if (id === null && typeof method === 'string') {
+    if (!isWellFormed(fields, NOTIFICATION_FIELDS)) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 notification' };
+    return { kind: 'notification', method };
   }
   if (id !== null && fields.jsonrpc === '2.0' && ('result' in fields || 'error' in fields)) return { kind: 'response' };
   return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message' };
+}
+
+const REQUEST_FIELDS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+const NOTIFICATION_FIELDS: ReadonlySet<string> = new Set(['jsonrpc', 'method', 'params']);
+
+/**
+ * What the SDK's strict request and notification schemas check beyond `id` and `method` (which the
+ * caller has checked): `jsonrpc: "2.0"`, no other top-level field, and `params`, when present, an
+ * object whose `_meta`, when present, is an object with a well-typed `progressToken` and related
+ * task. Other params fields are the method's to judge.
+ */
+function isWellFormed(fields: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  if (fields.jsonrpc !== JSONRPC_VERSION) return false;
+  for (const key of Object.keys(fields)) if (!allowed.has(key)) return false;
+  const { params } = fields;
+  if (params === undefined) return true;
+  if (!isRecord(params)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isRecord(meta)) return false;
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !(typeof token === 'number' && Number.isSafeInteger(token))) return false;
+  const related = meta[RELATED_TASK_META_KEY];
+  return related === undefined || (isRecord(related) && typeof related.taskId === 'string');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function validId(id: unknown): RequestId | null {
