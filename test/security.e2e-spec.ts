@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { faultHttpBackend, fixtureStats, startFaultHttp, type FaultHttpServer } from './support/fault-backends';
 import { filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -153,5 +154,42 @@ describe('API keys, per-principal access and audit through /mcp', () => {
       for (const field of ['time', 'principal', 'entrypoint', 'tool', 'status', 'durationMs', 'responseBytes']) assert.ok(field in line, field);
     }
     assert.ok(calls.some((l) => l.principal === 'alice' && l.backend === 'files' && typeof l.argsDigest === 'string'));
+  });
+});
+
+describe("a caller's credentials never reach an HTTP backend", () => {
+  let backend: FaultHttpServer;
+  let router: RunningRouter;
+  let client: Client | undefined;
+
+  before(async () => {
+    backend = await startFaultHttp('remote');
+    router = await startRouter(
+      testConfig([faultHttpBackend('remote', backend, { headers: { 'x-backend-token': 'configured-value' } })], {
+        auth: { mode: 'apiKeys', allowInsecure: false, apiKeys: [{ principal: 'alice', sha256: sha256(ALICE_KEY), groups: ['readers'] }] },
+        access: { rules: [{ groups: ['readers'], allow: ['remote:*'] }] },
+      }),
+    );
+  });
+  after(async () => {
+    await client?.close();
+    await router?.close();
+    await backend?.stop();
+  });
+
+  test('the backend sees its configured headers only: no Authorization, cookie or header of the caller', async () => {
+    client = new Client({ name: 'security-e2e', version: '1' });
+    const headers = { authorization: `Bearer ${ALICE_KEY}`, 'x-api-secret': CANARY, cookie: `session=${CANARY}`, 'x-forwarded-for': '10.9.8.7' };
+    await client.connect(new StreamableHTTPClientTransport(new URL(router.url), { requestInit: { headers } }));
+    const single = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'fast', server: 'remote' } })).structuredContent as Record<string, any>;
+    assert.equal(single.status, 'ok', JSON.stringify(single));
+    const batch = (await client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls: [{ name: 'fast' }, { name: 'fast' }] } })).structuredContent as Record<string, any>;
+    assert.deepEqual(batch.results.map((r: { status: string }) => r.status), ['ok', 'ok']);
+    const received = (await fixtureStats(backend)).headers;
+    assert.ok(received.includes('x-backend-token: configured-value'), received.join('\n'));
+    for (const line of received) {
+      assert.ok(!line.includes(CANARY) && !line.includes(ALICE_KEY) && !line.includes('10.9.8.7'), line);
+      assert.ok(!/^(authorization|cookie|x-api-secret|x-forwarded-for):/.test(line), line);
+    }
   });
 });

@@ -92,13 +92,22 @@ export function faultHttpBackend(name: string, server: FaultHttpServer, extra: P
 }
 
 /** A fault server's own `stats`, asked over HTTP directly (not through the router). */
-export async function fixtureStats(server: FaultHttpServer): Promise<{ counts: Record<string, number>; openSockets: number; pendingRequests: number; pid: number }> {
+export interface FixtureStats {
+  counts: Record<string, number>;
+  openSockets: number;
+  pendingRequests: number;
+  pid: number;
+  /** Every distinct header line the server received, "name: value". */
+  headers: string[];
+}
+
+export async function fixtureStats(server: FaultHttpServer): Promise<FixtureStats> {
   const response = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', connection: 'close' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'stats', arguments: {} } }),
   });
-  const message = (await response.json()) as { result: { structuredContent: { counts: Record<string, number>; openSockets: number; pendingRequests: number; pid: number } } };
+  const message = (await response.json()) as { result: { structuredContent: FixtureStats } };
   return message.result.structuredContent;
 }
 
