@@ -15,10 +15,10 @@ import { GateService } from '../gate/gate.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
-import type { Envelope, ReadAnswer } from './batch.types';
+import type { Envelope, ReadAnswer, Serialized } from './batch.types';
 import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
-import { byteLength, finishBatch, skeletonBytes, skeletonItemBytes, type BatchResponse, type ItemDraft } from './domain/batch-response';
+import { finishBatch, skeletonBytes, skeletonItemBytes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 
 /** DESIGN §5: an error message is at most 500 characters. */
@@ -39,6 +39,11 @@ interface CallRecord {
   principal: Principal;
   started: number;
   argsDigest: string | null;
+  /**
+   * UTF-8 bytes of the call's answer as serialized for the client: the single call's whole
+   * structured content (the same JSON as its text copy), or a batch entry's item within the batch
+   * answer. Not the HTTP body, which also carries the JSON-RPC frame and that text copy escaped.
+   */
   bytes: number;
 }
 
@@ -75,22 +80,27 @@ export class BatchService {
 
   /**
    * `invoke_read_tool`: answers one read call within the single-call budget; never throws for
-   * anything the caller or a backend did. `raw` is the call as received.
+   * anything the caller or a backend did. `raw` is the call as received. The answer comes with
+   * the JSON of `envelope(answer)`, serialized once: bounding measured it, the audit counts it,
+   * and the caller sends it.
    */
-  async read(raw: unknown, envelope: Envelope, principal: Principal): Promise<ReadAnswer> {
+  async read(raw: unknown, envelope: Envelope, principal: Principal): Promise<Serialized<ReadAnswer>> {
     const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
     const started = performance.now();
     const dispatched = await this.dispatch(raw, principal);
-    const answer = dispatched.page ? this.bound(dispatched.page, budget, envelope) : dispatched.answer;
-    this.finish('invoke_read_tool', answer, { principal, started, argsDigest: dispatched.argsDigest, bytes: byteLength(envelope(answer)) });
-    return answer;
+    const serialized = dispatched.page
+      ? this.bound(dispatched.page, budget, envelope)
+      : { value: dispatched.answer, json: JSON.stringify(envelope(dispatched.answer)) };
+    const bytes = utf8Bytes(serialized.json);
+    this.finish('invoke_read_tool', serialized.value, { principal, started, argsDigest: dispatched.argsDigest, bytes });
+    return serialized;
   }
 
   /**
    * `invoke_read_tool_batch` (DESIGN §5): entries dispatched one after another, in order, each
    * bounded to its share of the batch budget; one entry's failure never stops the rest.
    */
-  async readBatch(args: Record<string, unknown>, principal: Principal): Promise<{ rejected: BatchRejection } | { response: BatchResponse }> {
+  async readBatch(args: Record<string, unknown>, principal: Principal): Promise<{ rejected: BatchRejection } | FinishedBatch> {
     const checked = checkBatch(args);
     if (!checked.ok) {
       this.metrics.recordBatch(Array.isArray(args.calls) ? args.calls.length : 0, 'rejected');
@@ -115,11 +125,12 @@ export class BatchService {
       );
       audits.push({ started, argsDigest: dispatched.argsDigest });
     }
-    const response = finishBatch(drafts, budget);
+    const finished = finishBatch(drafts, budget);
+    const { response, itemBytes } = finished;
     // Counted once the whole answer is final, so later cuts are seen in metrics and audit.
-    response.results.forEach((item, i) => this.finish('batch', item, { principal, ...audits[i], bytes: byteLength(item) }));
+    response.results.forEach((item, i) => this.finish('batch', item, { principal, ...audits[i], bytes: itemBytes[i] }));
     this.metrics.recordBatch(entries.length, response.ok ? 'ok' : 'partial');
-    return { response };
+    return finished;
   }
 
   /** The seam up to the backend's answer: every local refusal happens before any backend call. */
@@ -187,8 +198,11 @@ export class BatchService {
   }
 
   /** Cuts a page to its budget, issuing cursors bound to the page's call. */
-  private bound(page: Page, budget: Budget, envelope: Envelope): ReadAnswer {
-    return boundAnswer(page, budget, envelope, this.issuerFor(page)) ?? tooLarge(page);
+  private bound(page: Page, budget: Budget, envelope: Envelope): Serialized<ReadAnswer> {
+    const bounded = boundAnswer(page, budget, envelope, this.issuerFor(page));
+    if (bounded) return bounded;
+    const answer = tooLarge(page);
+    return { value: answer, json: JSON.stringify(envelope(answer)) };
   }
 
   private issuerFor(page: Page): CursorIssuer {

@@ -25,5 +25,18 @@ export interface ReadAnswer {
   cursor_expires_in_seconds?: number;
 }
 
-/** How one call's answer will be wrapped on the wire, so bounding measures the real thing. */
+/**
+ * How one call's answer will be wrapped on the wire, so bounding measures the real thing. It adds
+ * fields around the answer's and carries its `result` once, as is (bounding sizes a candidate
+ * result as the wrapped answer's frame plus the candidate's own JSON).
+ */
 export type Envelope = (answer: ReadAnswer) => unknown;
+
+/**
+ * A value with its JSON, serialized once: bounding measures it, the audit counts its bytes, and
+ * the MCP edge sends it as the text copy and the structured content (BENCHMARKS item 7).
+ */
+export interface Serialized<T> {
+  value: T;
+  json: string;
+}

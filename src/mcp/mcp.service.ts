@@ -10,13 +10,17 @@ import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { HTTP_CONFIG } from '../config/config.tokens';
 import type { HttpConfig } from '../config/config.types';
-import { errorMessage, parseIncoming, resultMessage, type RequestId } from './domain/jsonrpc';
+import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
 import { guardRequest } from './domain/request-guard';
-import { toolError, toolResult, type ToolCallResult } from './domain/tool-result';
+import { toolError, toolResult, toolResultJson } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, PUBLISHED_TOOLS } from './published-tools';
 
-/** What the controller sends back: an HTTP status, headers and, unless 202, a JSON body. */
+/**
+ * What the controller sends back: an HTTP status, headers and, unless 202, a JSON body: a value
+ * to serialize, or a string that is JSON text already (a `tools/call` answer, serialized once;
+ * Fastify sends a string as is).
+ */
 export interface HttpAnswer {
   status: number;
   headers?: Record<string, string>;
@@ -108,10 +112,11 @@ export class McpService {
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
       return errorMessage(id, ErrorCode.InvalidParams, 'Invalid params: `arguments` must be an object');
     }
-    return resultMessage(id, await this.runTool(name, args as Record<string, unknown>, principal));
+    return resultMessageJson(id, await this.runTool(name, args as Record<string, unknown>, principal));
   }
 
-  private async runTool(name: string, args: Record<string, unknown>, principal: Principal): Promise<ToolCallResult> {
+  /** The tool's result as JSON text (see `toolResultJson`). */
+  private async runTool(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
     switch (name) {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);
@@ -120,13 +125,13 @@ export class McpService {
         return toolResult({ hits }, false);
       }
       case INVOKE_READ_TOOL: {
-        const answer = await this.batch.read(args, singleEnvelope, principal);
-        return toolResult(singleEnvelope(answer), answer.status !== 'ok');
+        const { value: answer, json } = await this.batch.read(args, singleEnvelope, principal);
+        return toolResultJson(json, answer.status !== 'ok');
       }
       case INVOKE_READ_TOOL_BATCH: {
         const outcome = await this.batch.readBatch(args, principal);
         if ('rejected' in outcome) return toolError({ ok: false, error: outcome.rejected });
-        return toolResult({ ...outcome.response }, !outcome.response.ok);
+        return toolResultJson(outcome.json, !outcome.response.ok);
       }
       default:
         // As the SDK's own server does: a tool error the client shows to the model (DESIGN §1).

@@ -5,7 +5,7 @@ import { CALL_STATUSES, type CallStatus } from '../../common/call-status';
 import { dedupeResult, type ToolResultLike } from '../../cursor/domain/bounding';
 import type { ReadAnswer } from '../batch.types';
 import { draftItem, type CursorIssuer } from './bound-answer';
-import { byteLength, finishBatch, skeletonBytes, skeletonItemBytes, type ItemDraft } from './batch-response';
+import { byteLength, finishBatch, skeletonBytes, skeletonItemBytes, utf8Bytes, type ItemDraft } from './batch-response';
 import { MAX_SERVER_CHARS } from './read-call';
 
 /**
@@ -51,8 +51,11 @@ test('every batch answer is within budget, complete, ordered and consistent', ()
         const itemBudget = { maxBytes: skeletonItemBytes(e, MAX_SERVER_CHARS) + share, maxItems: 200 };
         return draftItem(e, { base, result: dedupeResult(e.result) }, itemBudget, issuer, tooLarge);
       });
-      const response = finishBatch(drafts, budget);
-      const size = byteLength(response);
+      const { response, json, itemBytes } = finishBatch(drafts, budget);
+      // The JSON put together from the items' JSON is the answer's own serialization.
+      assert.equal(json, JSON.stringify(response));
+      assert.deepEqual(itemBytes, response.results.map((item) => byteLength(item)));
+      const size = utf8Bytes(json);
       largestRatio = Math.max(largestRatio, size / budget);
       assert.ok(size <= budget, `${size} > ${budget}`);
       // The JSON text copy in `content` is this same serialization, so it is within the budget too.
@@ -82,7 +85,8 @@ test('25 ids of 100 characters, 25 huge results at the smallest budget still fit
   const drafts = entries.map((e) =>
     draftItem(e, { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } }, { maxBytes: skeletonItemBytes(e, MAX_SERVER_CHARS) + share, maxItems: 200 }, issuer, tooLarge),
   );
-  const response = finishBatch(drafts, budget);
+  const { response, json } = finishBatch(drafts, budget);
+  assert.equal(json, JSON.stringify(response));
   assert.ok(byteLength(response) <= budget, `${byteLength(response)}`);
   assert.equal(response.results.length, 25);
   assert.ok(response.results.every((r) => r.status === 'ok' && r.truncated === true && typeof r.next_cursor === 'string'));
@@ -93,9 +97,10 @@ test('25 long, heavily escaped errors are shortened only as a last resort', () =
   const entries = Array.from({ length: 25 }, (_, index) => ({ index, id: String(index), name: 't' }));
   const error = '\u0001'.repeat(500); // 3,000 bytes each once JSON-escaped
   const drafts: ItemDraft[] = entries.map((e) => ({ item: { index: e.index, id: e.id, tool: 't', server: null, status: 'error', error } }));
-  const roomy = finishBatch(drafts, 300_000);
+  const roomy = finishBatch(drafts, 300_000).response;
   assert.equal(roomy.truncated, false);
-  const tight = finishBatch(drafts, 65_536);
+  const { response: tight, json } = finishBatch(drafts, 65_536);
+  assert.equal(json, JSON.stringify(tight));
   assert.ok(byteLength(tight) <= 65_536);
   assert.equal(tight.results.length, 25);
   assert.equal(tight.truncated, true);

@@ -1,4 +1,4 @@
-import type { ReadAnswer } from '../batch.types';
+import type { ReadAnswer, Serialized } from '../batch.types';
 
 /** One entry of a batch answer (DESIGN §5). */
 export interface BatchItem extends ReadAnswer {
@@ -21,8 +21,10 @@ export interface BatchResponse {
 /** An item as dispatched, with what is needed to cut it further if the whole is still over. */
 export interface ItemDraft {
   item: BatchItem;
+  /** `JSON.stringify(item)`, when bounding already serialized it. */
+  json?: string;
   /** Re-cuts this item's result so that the item serializes to at most `maxBytes`. */
-  recut?: (maxBytes: number) => BatchItem;
+  recut?: (maxBytes: number) => Serialized<BatchItem>;
   /** A cursor that fetches this item's page again, for when its result must be dropped. */
   restartCursor?: () => string | undefined;
 }
@@ -50,41 +52,66 @@ function skeletonItem(entry: { index: number; id: string; name: string }, server
   return { index: entry.index, id: entry.id, tool: entry.name, server: 'x'.repeat(serverChars), status: LONGEST_STATUS, result: { content: [] } };
 }
 
+/** The final batch answer, its JSON, and each item's share of that JSON in UTF-8 bytes. */
+export interface FinishedBatch {
+  response: BatchResponse;
+  /** `JSON.stringify(response)`: the text copy in `content`, and what the budget was measured on. */
+  json: string;
+  /** UTF-8 bytes of each item's JSON inside `json` (the audit's `bytes` of a batch entry). */
+  itemBytes: number[];
+}
+
 /**
  * Puts the items together and makes the whole serialized answer fit `budget` bytes (DESIGN §5):
  * results are cut further from the end, then dropped (`result_truncated`, with a cursor that
  * fetches the page again), then long errors are shortened. `truncated` is true when anything
- * anywhere was cut. Items are never dropped and keep their order.
+ * anywhere was cut. Items are never dropped and keep their order. The answer is measured as it
+ * will be sent: its JSON is put together from the items' JSON, each item serialized once (and
+ * again only when it is cut).
  */
-export function finishBatch(drafts: readonly ItemDraft[], budget: number): BatchResponse {
+export function finishBatch(drafts: readonly ItemDraft[], budget: number): FinishedBatch {
   const items = drafts.map((d) => d.item);
+  const jsons = drafts.map((d) => d.json ?? JSON.stringify(d.item));
   let response = assemble(items);
-  let over = byteLength(response) - budget;
+  let json = batchJson(response, jsons);
+  let over = utf8Bytes(json) - budget;
+  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item)) => {
+    items[i] = item;
+    jsons[i] = itemJson;
+    response = assemble(items);
+    json = batchJson(response, jsons);
+    over = utf8Bytes(json) - budget;
+  };
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
     const recut = drafts[i].recut;
     if (!recut || items[i].result === undefined) continue;
-    const target = byteLength(items[i]) - over;
+    const target = utf8Bytes(jsons[i]) - over;
     if (target <= 0) continue;
-    items[i] = recut(target);
-    response = assemble(items);
-    over = byteLength(response) - budget;
+    const cut = recut(target);
+    replace(i, cut.value, cut.json);
   }
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
     if (items[i].result === undefined) continue;
-    items[i] = dropResult(items[i], drafts[i].restartCursor?.());
-    response = assemble(items);
-    over = byteLength(response) - budget;
+    replace(i, dropResult(items[i], drafts[i].restartCursor?.()));
   }
   for (const limit of [SHORT_ERROR_CHARS, 0]) {
     for (let i = items.length - 1; i >= 0 && over > 0; i--) {
       const error = items[i].error;
       if (error === undefined || error.length <= limit) continue;
-      items[i] = { ...items[i], error: limit === 0 ? '' : `${error.slice(0, limit - 1)}…`, truncated: true };
-      response = assemble(items);
-      over = byteLength(response) - budget;
+      replace(i, { ...items[i], error: limit === 0 ? '' : `${error.slice(0, limit - 1)}…`, truncated: true });
     }
   }
-  return response;
+  return { response, json, itemBytes: jsons.map(utf8Bytes) };
+}
+
+/**
+ * `JSON.stringify(response)`, put together from the items' JSON already at hand: the envelope is
+ * small, the items are nearly all of the bytes. The key order is `assemble`'s (`ok`, `results`,
+ * then the rest), which the property spec pins.
+ */
+export function batchJson(response: BatchResponse, itemJsons: readonly string[]): string {
+  const { ok, results: _items, ...rest } = response;
+  return `{"ok":${ok},"results":[${itemJsons.join(',')}],${JSON.stringify(rest).slice(1)}`;
 }
 
 function dropResult(item: BatchItem, cursor: string | undefined): BatchItem {
@@ -112,5 +139,9 @@ export function assemble(items: BatchItem[]): BatchResponse {
 }
 
 export function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  return utf8Bytes(JSON.stringify(value));
+}
+
+export function utf8Bytes(json: string): number {
+  return Buffer.byteLength(json, 'utf8');
 }

@@ -1,6 +1,6 @@
 import { boundResult, type Budget, type Position, type ToolResultLike } from '../../cursor/domain/bounding';
-import type { Bounds, Envelope, ReadAnswer } from '../batch.types';
-import { byteLength, type ItemDraft } from './batch-response';
+import type { Bounds, Envelope, ReadAnswer, Serialized } from '../batch.types';
+import { utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
 
 /** Room held for a cursor while a page is sized; the real cursor is then measured. */
 const CURSOR_RESERVE_CHARS = 400;
@@ -21,24 +21,30 @@ export interface CursorIssuer {
 /**
  * Cuts a page so that `envelope(answer)` serializes within `budget.maxBytes` (DESIGN §6). The page
  * is sized with room for a cursor; then the answer with the real cursor is measured, and if it is
- * still over, the page is re-cut with the overshoot removed. Returns undefined when no page fits.
+ * still over, the page is re-cut with the overshoot removed. Returns the answer with the JSON of its
+ * envelope, which was measured and is reused as is; undefined when no page fits.
  */
-export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, cursors: CursorIssuer): ReadAnswer | undefined {
+export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, cursors: CursorIssuer): Serialized<ReadAnswer> | undefined {
   const { base, result, from } = page;
   const reserve = 'x'.repeat(CURSOR_RESERVE_CHARS);
-  const sizeOf = (candidate: ToolResultLike): number => byteLength(envelope(cutAnswer(base, candidate, budget, 'bytes', reserve, 0)));
+  // A candidate's answer serializes as this frame with the candidate's JSON in place of `{}`, so
+  // each candidate costs one serialization of itself rather than of its whole envelope.
+  const frameBytes = utf8Bytes(JSON.stringify(envelope(cutAnswer(base, {} as ToolResultLike, budget, 'bytes', reserve, 0)))) - 2;
+  const sizeOf = (candidate: ToolResultLike): number => frameBytes + utf8Bytes(JSON.stringify(candidate));
   let maxBytes = budget.maxBytes;
   for (let attempt = 0; attempt < 4; attempt++) {
     const outcome = boundResult(result, { maxBytes, maxItems: budget.maxItems }, from, sizeOf);
     if (!outcome.truncated) {
       const whole = { ...base, result: outcome.result };
-      if (byteLength(envelope(whole)) <= budget.maxBytes) return whole;
+      const json = JSON.stringify(envelope(whole));
+      if (utf8Bytes(json) <= budget.maxBytes) return { value: whole, json };
     }
     const cursor = outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
     const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
     const answer = cutAnswer(base, outcome.result, budget, reason, cursor, cursors.ttlSeconds);
-    const overshoot = byteLength(envelope(answer)) - budget.maxBytes;
-    if (overshoot <= 0) return answer;
+    const json = JSON.stringify(envelope(answer));
+    const overshoot = utf8Bytes(json) - budget.maxBytes;
+    if (overshoot <= 0) return { value: answer, json };
     if (maxBytes - overshoot < 1) return undefined;
     maxBytes -= overshoot;
   }
@@ -71,14 +77,17 @@ export type TooLarge = (page: Page) => ReadAnswer;
  * to cut it further or fetch the page again should the whole batch still be over its budget.
  */
 export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
-  const envelope: Envelope = (answer) => ({ index: entry.index, id: entry.id, ...answer });
-  const cut = (maxBytes: number) => ({
-    index: entry.index,
-    id: entry.id,
-    ...(boundAnswer(page, { ...budget, maxBytes }, envelope, cursors) ?? tooLarge(page)),
-  });
+  const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
+  const cut = (maxBytes: number): Serialized<BatchItem> => {
+    const bounded = boundAnswer(page, { ...budget, maxBytes }, envelope, cursors);
+    if (bounded) return { value: envelope(bounded.value), json: bounded.json };
+    const item = envelope(tooLarge(page));
+    return { value: item, json: JSON.stringify(item) };
+  };
+  const first = cut(budget.maxBytes);
   return {
-    item: cut(budget.maxBytes),
+    item: first.value,
+    json: first.json,
     recut: cut,
     restartCursor: () => (page.from ? cursors.issue(page.from) : undefined),
   };

@@ -118,6 +118,14 @@ export function resultMessage(id: RequestId, result: unknown): unknown {
   return { jsonrpc: '2.0', id, result };
 }
 
+/**
+ * `resultMessage` as JSON text, for a result already serialized: the same bytes as
+ * `JSON.stringify(resultMessage(id, JSON.parse(resultJson)))`, without serializing the result again.
+ */
+export function resultMessageJson(id: RequestId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
 export function errorMessage(id: RequestId | null, code: number, message: string): unknown {
   return { jsonrpc: '2.0', id, error: { code, message } };
 }
