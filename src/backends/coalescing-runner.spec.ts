@@ -17,12 +17,16 @@ test('a request during a run gives exactly one more run, never two at once', asy
   let runs = 0;
   let concurrent = 0;
   let maxConcurrent = 0;
-  const runner = new CoalescingRunner(10, async () => {
-    runs++;
-    maxConcurrent = Math.max(maxConcurrent, ++concurrent);
-    await sleep(50);
-    concurrent--;
-  });
+  const runner = new CoalescingRunner(
+    10,
+    async () => {
+      runs++;
+      maxConcurrent = Math.max(maxConcurrent, ++concurrent);
+      await sleep(50);
+      concurrent--;
+    },
+    { spacingFactor: 0 },
+  );
   runner.request();
   await sleep(30); // first run in progress
   runner.request();
@@ -50,4 +54,19 @@ test('nothing runs after stop', async () => {
   runner.stop();
   await sleep(40);
   assert.equal(runs, 0);
+});
+
+test('the delay grows to the spacing factor times the last run, within its cap', async () => {
+  let clock = 0;
+  const runner = new CoalescingRunner(10, async () => void (clock += 30), { spacingFactor: 5, maxDelayMs: 1000, now: () => clock });
+  assert.equal(runner.nextDelayMs, 10);
+  runner.request();
+  await sleep(40);
+  assert.equal(runner.nextDelayMs, 150, 'a 30 ms run spaces the next by 5 x 30 ms');
+  const capped = new CoalescingRunner(10, async () => void (clock += 10_000), { spacingFactor: 5, maxDelayMs: 1000, now: () => clock });
+  capped.request();
+  await sleep(40);
+  assert.equal(capped.nextDelayMs, 1000);
+  runner.stop();
+  capped.stop();
 });
