@@ -12,6 +12,7 @@ import { HttpCallClient, HttpConnectionLostError, HttpSocketError } from './http
 import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
+import { outcomeOf, readCallAnswer } from './domain/call-answer';
 import { toCatalogTools } from './domain/catalog';
 import { DEFAULT_MAX_LINE_BYTES, StdioProcessTransport } from './stdio-process.transport';
 
@@ -103,6 +104,13 @@ export class BackendConnection {
         const { client, transport } = session.calls;
         const info = { sessionId: transport.sessionId, protocolVersion: transport.protocolVersion };
         return await client.callTool(info, tool, args, this.config.timeoutMs);
+      }
+      if (session.transport instanceof StdioProcessTransport) {
+        const { id, message } = await session.transport.request('tools/call', { name: tool, arguments: args }, this.config.timeoutMs);
+        const answer = readCallAnswer(message, id);
+        const outcome = answer.kind === 'other' ? new RouterError('backend_failed', `backend ${this.name} sent a malformed result`) : outcomeOf(answer, this.name);
+        if (outcome instanceof RouterError) throw outcome;
+        return outcome;
       }
       const result = await session.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         timeout: this.config.timeoutMs,

@@ -4,7 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { RouterError } from '../common/router-error';
 import { ResponseTooLargeError } from './backend-transports';
 import type { BackendToolResult } from './backends.types';
-import { type CallAnswer, readCallAnswer } from './domain/call-answer';
+import { type CallAnswer, outcomeOf, readCallAnswer } from './domain/call-answer';
 import { SseReader } from './domain/sse-reader';
 
 /** What the SDK transport agreed with the backend in `initialize` (Streamable HTTP, spec 2025-06-18). */
@@ -141,21 +141,9 @@ export class HttpCallClient {
      */
     const take = (text: string, inStream: boolean): boolean => {
       const answer = parseAnswer(text, id);
-      if (inStream && answer.kind === 'unreadable') return false;
-      switch (answer.kind) {
-        case 'result':
-          settle(answer.result);
-          return true;
-        case 'error':
-          settle(new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${answer.code}`));
-          return true;
-        case 'malformed':
-        case 'unreadable':
-          settle(malformed());
-          return true;
-        case 'other':
-          return false;
-      }
+      if (answer.kind === 'other' || (inStream && answer.kind === 'unreadable')) return false;
+      settle(answer.kind === 'unreadable' ? malformed() : outcomeOf(answer, backend));
+      return true;
     };
     const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
     const reader = stream ? new SseReader() : undefined;

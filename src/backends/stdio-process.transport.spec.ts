@@ -92,3 +92,39 @@ test('a send after the child is gone says Not connected', async () => {
   await transport.close();
   await assert.rejects(transport.send({ jsonrpc: '2.0', id: 99, method: 'ping' }), /Not connected/);
 });
+
+/** The text of a direct request's raw answer. */
+function directText(answer: { message: unknown }): string {
+  return (answer.message as { result: { content: { text: string }[] } }).result.content[0].text;
+}
+
+test('direct requests get their own answers, beside SDK calls; an oversized answer fails only its own', async () => {
+  const { client, transport } = await connect({ maxLineBytes: 64 * 1024 });
+  try {
+    const [big, slow, sdk] = await Promise.allSettled([
+      transport.request('tools/call', { name: 'big', arguments: { bytes: 1024 * 1024 } }, 5000),
+      transport.request('tools/call', { name: 'sleep', arguments: { ms: 200 } }, 5000),
+      client.callTool({ name: 'small', arguments: {} }),
+    ]);
+    assert.ok(big.status === 'rejected' && big.reason instanceof McpError && big.reason.code === RESPONSE_TOO_LARGE_CODE);
+    assert.ok(slow.status === 'fulfilled');
+    assert.equal(directText(slow.value), 'slept');
+    assert.match(slow.value.id, /^d\d+$/, 'string ids never collide with the SDK client numeric ids');
+    assert.ok(sdk.status === 'fulfilled');
+    assert.equal(textOf(sdk.value), 'ok');
+  } finally {
+    await transport.close();
+  }
+});
+
+test('a direct request past its deadline rejects with the timeout code; one in flight when the child dies, at once', async () => {
+  const { transport } = await connect();
+  await assert.rejects(transport.request('tools/call', { name: 'sleep', arguments: { ms: 2000 } }, 100), (err: unknown) => err instanceof McpError && err.code === ErrorCode.RequestTimeout);
+  const started = Date.now();
+  const inFlight = transport.request('tools/call', { name: 'sleep', arguments: { ms: 10_000 } }, 20_000);
+  await sleep(50);
+  process.kill(transport.pid!, 'SIGKILL');
+  await assert.rejects(inFlight, (err: unknown) => err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
+  assert.ok(Date.now() - started < 2000);
+  await transport.close();
+});

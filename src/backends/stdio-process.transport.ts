@@ -2,14 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { Logger } from '@nestjs/common';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RESPONSE_TOO_LARGE_CODE } from './backend-errors';
 import { type Frame, type JsonRpcId, LineFramer, responseIdOf } from './domain/line-framer';
 
@@ -36,6 +29,15 @@ const STDERR_LINE_BYTES = 4 * 1024;
 const LOGGED_LINE_CHARS = 500;
 /** After the leader exits, how long to wait for the pipes to close before reporting the close. */
 const PIPE_DRAIN_MS = 1_000;
+/** Prefix of direct request ids: numbers are the SDK client's, so the two never collide. */
+const DIRECT_ID_PREFIX = 'd';
+
+/** A request sent with `request()`, waiting for its answer. */
+interface DirectCall {
+  resolve: (message: unknown) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
 
 /**
  * MCP stdio transport (spec "Transports › stdio") over a child process of its own process group.
@@ -52,8 +54,11 @@ export class StdioProcessTransport implements Transport {
   private readonly maxLineBytes: number;
   private readonly stdout: LineFramer;
   private readonly stderr = new LineFramer({ maxLineBytes: STDERR_LINE_BYTES, edgeBytes: EDGE_BYTES });
-  /** Ids of our requests still waiting for an answer: only those may get a synthesized error. */
+  /** Ids of the SDK's requests still waiting for an answer: only those may get a synthesized error. */
   private readonly pending = new Set<JsonRpcId>();
+  /** Requests sent with `request()`: answered here, never seen by the SDK. */
+  private readonly direct = new Map<string, DirectCall>();
+  private nextDirectId = 0;
   private child: ChildProcessWithoutNullStreams | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private finished = false;
@@ -111,16 +116,52 @@ export class StdioProcessTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || this.finished || this.closing || !stdin.writable) throw new Error('Not connected');
-    if (isJSONRPCRequest(message)) this.pending.add(message.id);
-    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
-      const requestId = message.params?.requestId;
+    // Plain checks: only the message kind matters here, and this runs for every message sent.
+    const m = message as { id?: JsonRpcId; method?: string; params?: { requestId?: unknown } };
+    if (typeof m.method === 'string' && m.id !== undefined) this.pending.add(m.id);
+    if (m.method === 'notifications/cancelled' && m.id === undefined) {
+      const requestId = m.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') this.pending.delete(requestId);
     }
-    await new Promise<void>((resolve, reject) => {
-      stdin.write(serializeMessage(message), (err) => (err ? reject(err) : resolve()));
+    await this.write(message);
+  }
+
+  /**
+   * One request outside the SDK's client, for the hot path (`tools/call`): its answer is matched
+   * here by id and handed back raw, without the SDK's schema parsing and bookkeeping, and it is
+   * bounded like any other (a cap on the answer's line, a deadline after which the backend is sent
+   * `notifications/cancelled`). Rejects with the SDK's error codes, so one mapping reads both paths.
+   */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<{ id: string; message: unknown }> {
+    const id = `${DIRECT_ID_PREFIX}${++this.nextDirectId}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.direct.delete(id);
+        reject(new McpError(ErrorCode.RequestTimeout, 'Request timed out'));
+        void this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'deadline passed' } }).catch(() => undefined);
+      }, timeoutMs);
+      this.direct.set(id, { resolve: (message) => resolve({ id, message }), reject, timer });
+      this.write({ jsonrpc: '2.0', id, method, params }).catch((err: Error) => this.settleDirect(id, err));
     });
+  }
+
+  private async write(message: object): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.finished || this.closing || !stdin.writable) throw new Error('Not connected');
+    await new Promise<void>((resolve, reject) => {
+      stdin.write(serializeMessage(message as JSONRPCMessage), (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** Settles a direct request with its answer or an error; false if no such request waits. */
+  private settleDirect(id: string, outcome: Error | { answer: unknown }): boolean {
+    const call = this.direct.get(id);
+    if (!call) return false;
+    this.direct.delete(id);
+    clearTimeout(call.timer);
+    if (outcome instanceof Error) call.reject(outcome);
+    else call.resolve(outcome.answer);
+    return true;
   }
 
   /**
@@ -157,37 +198,42 @@ export class StdioProcessTransport implements Transport {
       return;
     }
     if (frame.text.trim() === '') return;
-    let message: JSONRPCMessage;
+    let parsed: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(frame.text));
+      parsed = JSON.parse(frame.text);
     } catch {
-      // Some servers print banners to stdout; one bad line must not end the connection.
-      this.logger.debug({ msg: 'non-JSON-RPC line on stdout', backend: this.options.name, line: clip(frame.text) });
-      this.onerror?.(new Error('backend wrote a line that is not a JSON-RPC message'));
-      return;
+      return this.badLine(frame.text);
     }
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined) this.pending.delete(message.id);
-    }
+    // The answer to a direct request goes straight back to it; its caller checks its shape.
+    const id = (parsed as { id?: unknown } | null)?.id;
+    if (typeof id === 'string' && id.startsWith(DIRECT_ID_PREFIX) && this.settleDirect(id, { answer: parsed })) return;
+    const checked = JSONRPCMessageSchema.safeParse(parsed);
+    if (!checked.success) return this.badLine(frame.text);
+    const message = checked.data;
+    if ('id' in message && !('method' in message) && message.id !== undefined) this.pending.delete(message.id);
     this.onmessage?.(message);
+  }
+
+  private badLine(text: string): void {
+    // Some servers print banners to stdout; one bad line must not end the connection.
+    this.logger.debug({ msg: 'non-JSON-RPC line on stdout', backend: this.options.name, line: clip(text) });
+    this.onerror?.(new Error('backend wrote a line that is not a JSON-RPC message'));
   }
 
   /** Fails exactly the call the over-long line answered; every other call goes on. */
   private handleOversized(bytes: number, head: string, tail: string): void {
     const id = responseIdOf(head, tail);
-    const known = id !== undefined && this.pending.has(id);
+    const direct = typeof id === 'string' && this.direct.has(id);
+    const known = direct || (id !== undefined && this.pending.has(id));
     this.logger.warn({ msg: 'dropped over-long stdout line', backend: this.options.name, bytes, limitBytes: this.maxLineBytes, failedRequest: known });
-    if (!known) return; // unattributable: the call it answered runs into its timeout
+    if (id === undefined || !known) return; // unattributable: the call it answered runs into its timeout
+    const error = { code: RESPONSE_TOO_LARGE_CODE, message: 'Response too large', data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes } };
+    if (direct) {
+      this.settleDirect(id as string, new McpError(error.code, error.message, error.data));
+      return;
+    }
     this.pending.delete(id);
-    this.onmessage?.({
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: RESPONSE_TOO_LARGE_CODE,
-        message: 'Response too large',
-        data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes },
-      },
-    });
+    this.onmessage?.({ jsonrpc: '2.0', id, error });
   }
 
   private onStderr(chunk: Buffer): void {
@@ -220,6 +266,7 @@ export class StdioProcessTransport implements Transport {
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.pending.clear();
+    for (const id of [...this.direct.keys()]) this.settleDirect(id, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     this.resolveFinished();
     this.onclose?.();
   }

@@ -1,3 +1,4 @@
+import { RouterError } from '../../common/router-error';
 import type { BackendToolResult } from '../backends.types';
 
 /** What one JSON-RPC message says about the request with a given id. */
@@ -22,6 +23,18 @@ export function readCallAnswer(message: unknown, id: string): CallAnswer {
   }
   const result = toCallResult(message.result);
   return result ? { kind: 'result', result } : { kind: 'malformed' };
+}
+
+/** The call's outcome from its answer: the result, or the RouterError it fails with. */
+export function outcomeOf(answer: Exclude<CallAnswer, { kind: 'other' }>, backend: string): BackendToolResult | RouterError {
+  switch (answer.kind) {
+    case 'result':
+      return answer.result;
+    case 'error':
+      return new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${answer.code}`);
+    case 'malformed':
+      return new RouterError('backend_failed', `backend ${backend} sent a malformed result`);
+  }
 }
 
 /** A `tools/call` result with only the fields the router relays, or undefined when malformed. */
