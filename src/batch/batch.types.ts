@@ -27,8 +27,8 @@ export interface ReadAnswer {
 
 /**
  * How one call's answer will be wrapped on the wire, so bounding measures the real thing. It adds
- * fields around the answer's and carries its `result` once, as is (bounding sizes a candidate
- * result as the wrapped answer's frame plus the candidate's own JSON).
+ * its fields before the answer's, never after, and keeps the answer's fields as they are: bounding
+ * puts the JSON together as the wrapped answer's fields followed by the result's own JSON.
  */
 export type Envelope = (answer: ReadAnswer) => unknown;
 

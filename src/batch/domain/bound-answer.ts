@@ -7,6 +7,7 @@ const CURSOR_RESERVE_CHARS = 400;
 
 /** A successful backend result (already de-duplicated) waiting to be cut to its answer's budget. */
 export interface Page {
+  /** The answer's fields but `result` (and a cut's fields, which bounding adds). */
   base: ReadAnswer;
   result: ToolResultLike;
   from?: Position;
@@ -26,47 +27,54 @@ export interface CursorIssuer {
  */
 export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, cursors: CursorIssuer): Serialized<ReadAnswer> | undefined {
   const { base, result, from } = page;
-  const reserve = 'x'.repeat(CURSOR_RESERVE_CHARS);
-  // A candidate's answer serializes as this frame with the candidate's JSON in place of `{}`, so
-  // each candidate costs one serialization of itself rather than of its whole envelope.
-  const frameBytes = utf8Bytes(JSON.stringify(envelope(cutAnswer(base, {} as ToolResultLike, budget, 'bytes', reserve, 0)))) - 2;
-  const sizeOf = (candidate: ToolResultLike): number => frameBytes + utf8Bytes(JSON.stringify(candidate));
+  // An answer is `base`, then `result`, then a cut's fields, and an envelope adds its fields before
+  // the answer's (Envelope): so its JSON is the envelope of `base`, left open, the result's JSON and
+  // a tail. Sizing a candidate serializes only the candidate, and the answer reuses the JSON of the
+  // candidate measured last rather than serializing the result again.
+  const head = JSON.stringify(envelope(base));
+  const open = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}"result":`;
+  // Sized with a reserved cursor of CURSOR_RESERVE_CHARS ASCII characters: an empty one plus them.
+  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS;
+  let measured: { candidate: ToolResultLike; json: string } | undefined;
+  const sizeOf = (candidate: ToolResultLike): number => {
+    const json = JSON.stringify(candidate);
+    measured = { candidate, json };
+    return frameBytes + utf8Bytes(json);
+  };
+  const serialize = (answer: ReadAnswer, tail: string): Serialized<ReadAnswer> => {
+    const resultJson = measured !== undefined && measured.candidate === answer.result ? measured.json : JSON.stringify(answer.result);
+    return { value: answer, json: `${open}${resultJson}${tail}` };
+  };
   let maxBytes = budget.maxBytes;
   for (let attempt = 0; attempt < 4; attempt++) {
     const outcome = boundResult(result, { maxBytes, maxItems: budget.maxItems }, from, sizeOf);
     if (!outcome.truncated) {
-      const whole = { ...base, result: outcome.result };
-      const json = JSON.stringify(envelope(whole));
-      if (utf8Bytes(json) <= budget.maxBytes) return { value: whole, json };
+      const whole = serialize({ ...base, result: outcome.result }, '}');
+      if (utf8Bytes(whole.json) <= budget.maxBytes) return whole;
     }
     const cursor = outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
     const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
-    const answer = cutAnswer(base, outcome.result, budget, reason, cursor, cursors.ttlSeconds);
-    const json = JSON.stringify(envelope(answer));
-    const overshoot = utf8Bytes(json) - budget.maxBytes;
-    if (overshoot <= 0) return { value: answer, json };
+    const fields = cutFields(budget, reason, cursor, cursors.ttlSeconds);
+    const cut = serialize({ ...base, result: outcome.result, ...fields }, tailOf(fields));
+    const overshoot = utf8Bytes(cut.json) - budget.maxBytes;
+    if (overshoot <= 0) return cut;
     if (maxBytes - overshoot < 1) return undefined;
     maxBytes -= overshoot;
   }
   return undefined;
 }
 
-function cutAnswer(
-  base: ReadAnswer,
-  result: ToolResultLike,
-  budget: Budget,
-  reason: Bounds['reason'],
-  cursor: string | undefined,
-  ttlSeconds: number,
-): ReadAnswer {
+/** What a cut adds to an answer after its `result` (DESIGN §6). */
+type CutFields = Pick<ReadAnswer, 'truncated' | 'bounds' | 'next_cursor' | 'cursor_expires_in_seconds'>;
+
+function cutFields(budget: Budget, reason: Bounds['reason'], cursor: string | undefined, ttlSeconds: number): CutFields {
   const bounds: Bounds = { reason, item_limit: budget.maxItems, byte_limit: budget.maxBytes, resumable: cursor !== undefined };
-  return {
-    ...base,
-    result,
-    truncated: true,
-    bounds,
-    ...(cursor !== undefined ? { next_cursor: cursor, cursor_expires_in_seconds: ttlSeconds } : {}),
-  };
+  return cursor === undefined ? { truncated: true, bounds } : { truncated: true, bounds, next_cursor: cursor, cursor_expires_in_seconds: ttlSeconds };
+}
+
+/** The JSON text that follows an answer's result when these fields come after it, closing brace included. */
+function tailOf(fields: CutFields): string {
+  return `,${JSON.stringify(fields).slice(1)}`;
 }
 
 /** The `response_too_large` answer for a page that cannot be cut to any budget. */
