@@ -18,7 +18,7 @@ import { RegistryService } from '../registry/registry.service';
 import type { Envelope, ReadAnswer, Serialized } from './batch.types';
 import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
-import { finishBatch, skeletonBytes, skeletonItemBytes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
+import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 
 /** DESIGN §5: an error message is at most 500 characters. */
@@ -108,12 +108,13 @@ export class BatchService {
     }
     const { entries } = checked;
     const budget = this.budgets.batchResponseMaxBytes;
-    const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
+    const skeleton = skeletonSizes(entries, MAX_SERVER_CHARS);
+    const share = Math.floor((budget - skeleton.total) / entries.length);
     const drafts: ItemDraft[] = [];
     const audits: { started: number; argsDigest: string | null }[] = [];
     for (const entry of entries) {
       const started = performance.now();
-      const itemBudget = { maxBytes: skeletonItemBytes(entry, MAX_SERVER_CHARS) + share, maxItems: this.budgets.responseMaxItems };
+      const itemBudget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
       const dispatched: Dispatched =
         entry.idError !== undefined
           ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)), argsDigest: null }

@@ -5,7 +5,7 @@ import { CALL_STATUSES, type CallStatus } from '../../common/call-status';
 import { dedupeResult, type ToolResultLike } from '../../cursor/domain/bounding';
 import type { ReadAnswer } from '../batch.types';
 import { draftItem, type CursorIssuer } from './bound-answer';
-import { byteLength, finishBatch, skeletonBytes, skeletonItemBytes, utf8Bytes, type ItemDraft } from './batch-response';
+import { assemble, byteLength, finishBatch, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
 import { MAX_SERVER_CHARS } from './read-call';
 
 /**
@@ -44,11 +44,12 @@ test('every batch answer is within budget, complete, ordered and consistent', ()
   fc.assert(
     fc.property(fc.array(entry, { minLength: 1, maxLength: 25, size: 'max' }), fc.integer({ min: 65_536, max: 300_000 }), (raw, budget) => {
       const entries = raw.map((e, index) => ({ ...e, index, id: e.id === undefined ? `${index}+${index}` : `${e.id}#${index}` }));
-      const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
+      const skeleton = skeletonSizes(entries, MAX_SERVER_CHARS);
+      const share = Math.floor((budget - skeleton.total) / entries.length);
       const drafts: ItemDraft[] = entries.map((e) => {
         const base = { tool: e.name, server: 'files', status: e.status };
         if (e.status !== 'ok') return { item: { index: e.index, id: e.id, ...base, error: e.error } };
-        const itemBudget = { maxBytes: skeletonItemBytes(e, MAX_SERVER_CHARS) + share, maxItems: 200 };
+        const itemBudget = { maxBytes: skeleton.items[e.index] + share, maxItems: 200 };
         return draftItem(e, { base, result: dedupeResult(e.result) }, itemBudget, issuer, tooLarge);
       });
       const { response, json, itemBytes } = finishBatch(drafts, budget);
@@ -81,9 +82,10 @@ test('25 ids of 100 characters, 25 huge results at the smallest budget still fit
   const huge = 'x"\\'.repeat(100_000);
   const entries = Array.from({ length: 25 }, (_, index) => ({ index, id: `${'i'.repeat(97)}${String(index).padStart(3, '0')}`, name: 'n'.repeat(200) }));
   const budget = 65_536;
-  const share = Math.floor((budget - skeletonBytes(entries, MAX_SERVER_CHARS)) / entries.length);
+  const skeleton = skeletonSizes(entries, MAX_SERVER_CHARS);
+  const share = Math.floor((budget - skeleton.total) / entries.length);
   const drafts = entries.map((e) =>
-    draftItem(e, { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } }, { maxBytes: skeletonItemBytes(e, MAX_SERVER_CHARS) + share, maxItems: 200 }, issuer, tooLarge),
+    draftItem(e, { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } }, { maxBytes: skeleton.items[e.index] + share, maxItems: 200 }, issuer, tooLarge),
   );
   const { response, json } = finishBatch(drafts, budget);
   assert.equal(json, JSON.stringify(response));
@@ -104,4 +106,15 @@ test('25 long, heavily escaped errors are shortened only as a last resort', () =
   assert.ok(byteLength(tight) <= 65_536);
   assert.equal(tight.results.length, 25);
   assert.equal(tight.truncated, true);
+});
+
+test('the skeleton\'s sizes are those of its serialization', () => {
+  const entries = [
+    { index: 0, id: '0', name: 'read' },
+    { index: 1, id: 'é"\\\u0001😀', name: 'n'.repeat(200) },
+  ];
+  const items: BatchItem[] = entries.map((e) => ({ index: e.index, id: e.id, tool: e.name, server: 'x'.repeat(MAX_SERVER_CHARS), status: 'invalid_cursor', result: { content: [] } }));
+  const sizes = skeletonSizes(entries, MAX_SERVER_CHARS);
+  assert.deepEqual(sizes.items, items.map((item) => byteLength(item)));
+  assert.equal(sizes.total, byteLength(assemble(items)));
 });

@@ -35,21 +35,20 @@ const LONGEST_STATUS = 'invalid_cursor';
 const SHORT_ERROR_CHARS = 100;
 
 /**
- * The size of the batch answer with every result empty: ids, names, statuses and the envelope
- * with every entry counted as failed (the longest case). DESIGN §5: each entry's share is
- * (budget − this) / entries.
+ * The sizes of the batch answer with every result empty: `total`, the whole answer (ids, names,
+ * statuses and the envelope with every entry counted as failed, the longest case), and `items`,
+ * each entry's part of it, what its item costs before any result is added. DESIGN §5: each
+ * entry's share is (budget − total) / entries. Each skeleton item is serialized once.
  */
-export function skeletonBytes(entries: readonly { index: number; id: string; name: string }[], serverChars: number): number {
-  return byteLength(assemble(entries.map((e) => skeletonItem(e, serverChars))));
+export function skeletonSizes(entries: readonly { index: number; id: string; name: string }[], serverChars: number): { total: number; items: number[] } {
+  const server = 'x'.repeat(serverChars);
+  const items = entries.map((e) => skeletonItem(e, server));
+  const jsons = items.map((item) => JSON.stringify(item));
+  return { total: utf8Bytes(batchJson(assemble(items), jsons)), items: jsons.map(utf8Bytes) };
 }
 
-/** One entry's part of the skeleton: what its item costs before any result is added. */
-export function skeletonItemBytes(entry: { index: number; id: string; name: string }, serverChars: number): number {
-  return byteLength(skeletonItem(entry, serverChars));
-}
-
-function skeletonItem(entry: { index: number; id: string; name: string }, serverChars: number): BatchItem {
-  return { index: entry.index, id: entry.id, tool: entry.name, server: 'x'.repeat(serverChars), status: LONGEST_STATUS, result: { content: [] } };
+function skeletonItem(entry: { index: number; id: string; name: string }, server: string): BatchItem {
+  return { index: entry.index, id: entry.id, tool: entry.name, server, status: LONGEST_STATUS, result: { content: [] } };
 }
 
 /** The final batch answer, its JSON, and each item's share of that JSON in UTF-8 bytes. */

@@ -14,6 +14,7 @@ export const MAX_CURSOR_CHARS = 4096;
 export const MAX_SERVER_CHARS = 63;
 
 const CALL_FIELDS = new Set(['name', 'server', 'arguments', 'cursor']);
+const NO_FIELDS: ReadonlySet<string> = new Set();
 
 export type ReadCallCheck = { ok: true; call: ReadCall } | { ok: false; message: string };
 
@@ -22,13 +23,12 @@ export type ReadCallCheck = { ok: true; call: ReadCall } | { ok: false; message:
  * describe the rule broken and never contain a value, since arguments may hold secrets.
  * `extraFields` are fields the caller's entrypoint accepts and checks itself (a batch entry's `id`).
  */
-export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = new Set()): ReadCallCheck {
+export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = NO_FIELDS): ReadCallCheck {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, message: 'a call must be an object with a `name`' };
   }
   const entry = raw as Record<string, unknown>;
-  const unknown = Object.keys(entry).filter((k) => !CALL_FIELDS.has(k) && !extraFields.has(k));
-  if (unknown.length > 0) {
+  if (Object.keys(entry).some((k) => !CALL_FIELDS.has(k) && !extraFields.has(k))) {
     return { ok: false, message: `unknown field(s); allowed: ${[...CALL_FIELDS, ...extraFields].join(', ')}` };
   }
   const { name, server, cursor } = entry;
