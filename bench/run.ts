@@ -204,6 +204,12 @@ const QUERIES = [
   'summarize notion pages', 'snowflake query', 'hubspot customers', 'confluence page comments', 'datadog metric',
 ];
 
+/**
+ * 380 distinct queries, each one of QUERIES plus the last word of another: asked round-robin, more
+ * than the router's find_tool cache holds (256), so every one is ranked afresh.
+ */
+const FIRST_SEEN_QUERIES = QUERIES.flatMap((q, i) => QUERIES.filter((_, j) => j !== i).map((other) => `${q} ${other.split(' ').at(-1)}`));
+
 /** Index build time, heap and search latency of the pure ranking code, before any router runs. */
 async function findToolInProcess(): Promise<Record<number, { buildMs: number; heapPerThousand: number; searchP50: number; searchP99: number; perQueryMs: Record<string, number> }>> {
   const settle = async () => {
@@ -254,27 +260,33 @@ async function findToolInProcess(): Promise<Record<number, { buildMs: number; he
 async function findTool(): Promise<void> {
   say('## 3. find_tool at catalog scale');
   say();
-  say('| tools | index build ms | heap per 1,000 tools (in process) | search p50 ms (in process) | search p99 ms (in process) | find_tool p50 ms (HTTP, 1 conn) | find_tool p99 ms (HTTP) | router post-GC heap MiB |');
-  say('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  say('| tools | index build ms | heap per 1,000 tools (in process) | search p50 ms (in process) | search p99 ms (in process) | find_tool p50 ms (HTTP, 1 conn) | find_tool p99 ms (HTTP) | find_tool p99 ms, first-seen queries (HTTP) | router post-GC heap MiB |');
+  say('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const rows: Record<number, Record<string, number>> = {};
   const inProcess = await findToolInProcess();
   for (const n of [100, 1000, 10_000]) {
     const { buildMs, heapPerThousand, searchP50, searchP99 } = inProcess[n];
     const router = await track(startRouter(dir, { backends: { catalog: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'catalog', '--tools', String(n)], timeoutMs: 30_000 } } }));
     const e2e = await measure({ url: router.url, bodies: QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)), connections: 1, durationSeconds: SECONDS, verify: (b) => b.includes('"hits"') });
+    const firstSeen = await measure({ url: router.url, bodies: FIRST_SEEN_QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)), connections: 1, durationSeconds: SECONDS, verify: (b) => b.includes('"hits"') });
     const heap = await router.heap();
     await stop(router);
-    rows[n] = { buildMs, heapPerThousand, searchP50, searchP99, e2eP50: e2e.p50, e2eP99: e2e.p99, routerHeap: heap.heapUsed };
-    say(`| ${int(n)} | ${ms(buildMs)} | ${(heapPerThousand / 1024).toFixed(0)} KiB | ${ms(searchP50)} | ${ms(searchP99)} | ${ms(e2e.p50)} | ${ms(e2e.p99)} | ${(heap.heapUsed / 2 ** 20).toFixed(1)} |`);
+    rows[n] = { buildMs, heapPerThousand, searchP50, searchP99, e2eP50: e2e.p50, e2eP99: e2e.p99, firstSeenP99: firstSeen.p99, routerHeap: heap.heapUsed };
+    say(`| ${int(n)} | ${ms(buildMs)} | ${(heapPerThousand / 1024).toFixed(0)} KiB | ${ms(searchP50)} | ${ms(searchP99)} | ${ms(e2e.p50)} | ${ms(e2e.p99)} | ${ms(firstSeen.p99)} | ${(heap.heapUsed / 2 ** 20).toFixed(1)} |`);
   }
   const slowest = Object.entries(inProcess[10_000].perQueryMs).sort((a, b) => b[1] - a[1]).slice(0, 3);
   const routerPerThousand = (rows[10_000].routerHeap - rows[100].routerHeap) / 9.9;
   say();
   say(`Slowest queries at 10,000 tools (in process, median of 50 each): ${slowest.map(([q, t]) => `"${q}" ${ms(t)} ms`).join(', ')}.`);
-  say(`Router post-GC heap per 1,000 catalog tools (10,000 vs 100 tools): ${(routerPerThousand / 1024).toFixed(0)} KiB. A catalog refresh rebuilds the whole index on the event loop: ${ms(rows[10_000].buildMs)} ms at 10,000 tools.`);
+  say(`Router post-GC heap per 1,000 catalog tools (10,000 vs 100 tools): ${(routerPerThousand / 1024).toFixed(0)} KiB. Building the whole index (at boot) takes ${ms(rows[10_000].buildMs)} ms at 10,000 tools; a backend's refresh updates only its own tools in place.`);
+  say('The in-process search and "first-seen queries" columns rank every query afresh; the other find_tool columns repeat 20 queries, as agents do, and are answered from the ranking cache after their first round.');
   say();
   results.findTool = { rows, perQueryMs10k: inProcess[10_000].perQueryMs };
-  results.targets = { ...(results.targets as object), findToolP99Ms: { target: TARGETS.findToolP99Ms, measured: rows[10_000].e2eP99, inProcess: rows[10_000].searchP99, met: rows[10_000].e2eP99 <= TARGETS.findToolP99Ms } };
+  // The target is judged on first-seen queries: a cache only helps an agent that repeats itself.
+  results.targets = {
+    ...(results.targets as object),
+    findToolP99Ms: { target: TARGETS.findToolP99Ms, measured: rows[10_000].firstSeenP99, repeated: rows[10_000].e2eP99, inProcess: rows[10_000].searchP99, met: rows[10_000].firstSeenP99 <= TARGETS.findToolP99Ms },
+  };
 }
 
 // --- (4) idle RSS and the heap over a long run -----------------------------------------------
@@ -515,7 +527,7 @@ function targetsTable(): void {
   line('p99 added by the router at 16 connections', 'addedP99Ms', 'ms', 2);
   line('router CPU per single call', 'routerCpuPerCallUs', 'µs');
   line('router CPU per batch entry', 'routerCpuPerBatchEntryUs', 'µs');
-  line('find_tool p99 at 10,000 tools (HTTP, 1 conn)', 'findToolP99Ms', 'ms', 2);
+  line('find_tool p99 at 10,000 tools (HTTP, 1 conn, first-seen queries)', 'findToolP99Ms', 'ms', 2);
   if (t.noHeapGrowth) say(`| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`);
   say();
 }
