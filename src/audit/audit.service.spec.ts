@@ -100,3 +100,17 @@ test('a line recorded after shutdown is reported, not written to a closed file',
   assert.doesNotThrow(() => audit.record(CALL));
   assert.equal(readFileSync(path, 'utf8'), '');
 });
+
+test('the lines of one event-loop turn reach the sink in one write, in order', async () => {
+  const writes: string[] = [];
+  const recording: AuditSink = { write: (text) => void writes.push(text), close: async () => undefined };
+  const { moduleRef, audit } = await appWith({ sink: 'stdout' }, recording);
+  for (let i = 0; i < 3; i++) audit.record({ ...CALL, responseBytes: i });
+  assert.equal(writes.length, 0, 'nothing is written inside the turn');
+  await new Promise((resolve) => setImmediate(resolve));
+  audit.record({ ...CALL, responseBytes: 3 });
+  await moduleRef.close();
+  assert.equal(writes.length, 2, 'one write per turn; shutdown flushes the last');
+  assert.deepEqual(writes[0].split('\n').map((l) => JSON.parse(l).responseBytes), [0, 1, 2]);
+  assert.equal(JSON.parse(writes[1]).responseBytes, 3);
+});

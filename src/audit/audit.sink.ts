@@ -1,5 +1,6 @@
 /**
- * Where audit lines go. `write` never throws for an I/O failure: it reports it to `onError` (the
+ * Where audit lines go. `write` takes one or more lines joined by newlines, without the last
+ * newline, and adds it. `write` never throws for an I/O failure: it reports it to `onError` (the
  * audit log must never fail a call, DESIGN §10); `close` flushes what is buffered.
  */
 export interface AuditSink {
