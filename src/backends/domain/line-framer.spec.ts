@@ -29,6 +29,17 @@ test('a line over the cap keeps only its edges and the stream goes on', () => {
   ]);
 });
 
+test('the edges of an over-long line are its true first and last bytes however it was chunked', () => {
+  const line = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  for (let size = 1; size <= 7; size++) {
+    const f = framer(10, 4);
+    const frames = [];
+    for (let i = 0; i < line.length; i += size) frames.push(...f.push(Buffer.from(line.slice(i, i + size))));
+    frames.push(...f.push(Buffer.from('\n')));
+    assert.deepEqual(frames, [{ kind: 'oversized', bytes: line.length, head: 'abcd', tail: '6789' }], `chunks of ${size}`);
+  }
+});
+
 test('memory stays bounded however long the line is', () => {
   const f = framer(1024, 256);
   const chunk = Buffer.alloc(64 * 1024, 0x61);

@@ -59,12 +59,13 @@ export class LineFramer {
       this.buffered += part.length;
       return;
     }
-    // Over the cap: switch to keeping edges only and free what was buffered.
-    const sofar = Buffer.concat([...this.chunks, part]);
+    // Over the cap: switch to keeping edges only and free what was buffered. Only the edges are
+    // copied, never the megabytes between them.
+    const all = [...this.chunks, part];
     this.discarding = {
-      bytes: sofar.length,
-      head: Buffer.from(sofar.subarray(0, this.options.edgeBytes)),
-      tail: Buffer.from(lastBytes(sofar, this.options.edgeBytes)),
+      bytes: this.buffered + part.length,
+      head: edge(all, this.options.edgeBytes, 'head'),
+      tail: edge(all, this.options.edgeBytes, 'tail'),
     };
     this.chunks = [];
     this.buffered = 0;
@@ -81,6 +82,20 @@ export class LineFramer {
     this.buffered = 0;
     return { kind: 'line', text };
   }
+}
+
+/** A copy of the first or last `n` bytes of the chunks, taken together. */
+function edge(chunks: readonly Buffer[], n: number, which: 'head' | 'tail'): Buffer {
+  const picked: Buffer[] = [];
+  let got = 0;
+  for (let i = 0; i < chunks.length && got < n; i++) {
+    const chunk = chunks[which === 'head' ? i : chunks.length - 1 - i];
+    const piece = which === 'head' ? chunk.subarray(0, n - got) : lastBytes(chunk, n - got);
+    if (which === 'head') picked.push(piece);
+    else picked.unshift(piece);
+    got += piece.length;
+  }
+  return Buffer.concat(picked, got);
 }
 
 function lastBytes(b: Buffer, n: number): Buffer {
