@@ -191,6 +191,19 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     }
   });
 
+  test('a call past its deadline is cancelled at the backend, over stdio and over HTTP', async () => {
+    await recover();
+    const cancelled = async (backend: string) => Number((await client.read('stats', backend)).result?.structuredContent?.counts?.['notifications/cancelled'] ?? 0);
+    for (const backend of ['faulty', 'faultyhttp']) {
+      const before = await cancelled(backend);
+      assert.equal((await client.read('hang', backend)).status, 'error');
+      // MCP "Cancellation": the requester sends notifications/cancelled for a request it gave up on.
+      const deadline = Date.now() + 2000;
+      while ((await cancelled(backend)) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await cancelled(backend), before + 1, backend);
+    }
+  });
+
   // Each fault is injected by two loops per faulty backend, each calling the fault and then
   // pausing 100 ms: a sustained ~20 faults/s per backend, not a CPU benchmark of the fixture.
   const injections: { what: string; faults: [string, string, Record<string, unknown>][]; todo?: string }[] = [
