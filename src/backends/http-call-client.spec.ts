@@ -48,8 +48,8 @@ beforeEach(() => {
   closedRequests = 0;
 });
 
-function client(maxResponseBytes = 1024 * 1024, target = url): HttpCallClient {
-  return new HttpCallClient({ backend: 'files', url: target, headers: { authorization: 'Bearer backend-token' }, maxResponseBytes });
+function client(maxResponseBytes = 1024 * 1024, target = url, maxSockets?: number): HttpCallClient {
+  return new HttpCallClient({ backend: 'files', url: target, headers: { authorization: 'Bearer backend-token' }, maxResponseBytes, maxSockets });
 }
 
 test('a JSON answer is the result; the backend gets its configured headers and the session, nothing else', async () => {
@@ -167,4 +167,24 @@ test('a pooled socket the server dropped as it was reused is retried once on a f
   assert.equal(connections, 2);
   calls.close();
   flaky.close();
+});
+
+test('connections to a backend are bounded: calls beyond wait for one, and still answer at their deadline', async () => {
+  let open = 0;
+  let most = 0;
+  const hang = createServer((req) => {
+    open++;
+    most = Math.max(most, open);
+    req.on('close', () => open--);
+  });
+  await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+  const calls = client(1024, new URL(`http://127.0.0.1:${(hang.address() as { port: number }).port}/mcp`), 2);
+  const started = Date.now();
+  const answers = await Promise.allSettled(Array.from({ length: 6 }, () => calls.callTool(SESSION, 'read', {}, 300)));
+  assert.ok(answers.every((a) => a.status === 'rejected' && a.reason instanceof RouterError && a.reason.code === 'backend_timeout'));
+  assert.ok(Date.now() - started < 1500, 'queued calls time out at their own deadline');
+  assert.equal(most, 2);
+  calls.close();
+  hang.closeAllConnections();
+  hang.close();
 });

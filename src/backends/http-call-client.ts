@@ -19,6 +19,8 @@ export interface HttpCallClientOptions {
   /** The backend's configured headers: never a caller's (DESIGN §9). */
   headers: Record<string, string>;
   maxResponseBytes: number;
+  /** Connections open to the backend at most; calls beyond wait for one within their deadline. */
+  maxSockets?: number;
 }
 
 /**
@@ -40,6 +42,11 @@ export class HttpSocketError extends Error {
   }
 }
 
+/**
+ * Default bound of connections per backend session: a backend that hangs holds one per call until
+ * the deadline, and the router's file descriptors are shared by every backend and caller.
+ */
+const MAX_SOCKETS = 128;
 /** Sockets kept idle in the pool are closed after this long unless the server announced less. */
 const IDLE_SOCKET_MS = 30_000;
 /** Prefix of this client's request ids: numbers are the SDK client's, so the two never collide. */
@@ -69,7 +76,7 @@ export class HttpCallClient {
   constructor(private readonly options: HttpCallClientOptions) {
     const secure = options.url.protocol === 'https:';
     // Node's Agent shortens the idle time to the server's Keep-Alive hint, when it sends one.
-    const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+    const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: options.maxSockets ?? MAX_SOCKETS };
     this.agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.send = secure ? httpsRequest : httpRequest;
   }
