@@ -99,6 +99,8 @@ export class BackendConnection {
     if (this.status !== 'up' || !session) {
       throw new RouterError('backend_unavailable', `backend ${this.name} is not connected`);
     }
+    // Calls are the hot path: Streamable HTTP and stdio skip the SDK client (BENCHMARKS.md items 1
+    // and 6); a legacy SSE backend answers on its event stream, which only the SDK client reads.
     try {
       if (session.calls) {
         const { client, transport } = session.calls;
@@ -108,6 +110,7 @@ export class BackendConnection {
       if (session.transport instanceof StdioProcessTransport) {
         const { id, message } = await session.transport.request('tools/call', { name: tool, arguments: args }, this.config.timeoutMs);
         const answer = readCallAnswer(message, id);
+        // The transport matched the id, so "another message" means a broken envelope.
         const outcome = answer.kind === 'other' ? new RouterError('backend_failed', `backend ${this.name} sent a malformed result`) : outcomeOf(answer, this.name);
         if (outcome instanceof RouterError) throw outcome;
         return outcome;
