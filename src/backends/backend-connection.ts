@@ -12,7 +12,8 @@ import { HttpCallClient, HttpConnectionLostError, HttpSocketError } from './http
 import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
-import { outcomeOf, readCallAnswer } from './domain/call-answer';
+import { backendFailure } from './domain/backend-failures';
+import { outcomeOf, readCallAnswer, toCallResult } from './domain/call-answer';
 import { toCatalogTools } from './domain/catalog';
 import { DEFAULT_MAX_LINE_BYTES, StdioProcessTransport } from './stdio-process.transport';
 
@@ -97,7 +98,7 @@ export class BackendConnection {
   async callTool(tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
     const session = this.session;
     if (this.status !== 'up' || !session) {
-      throw new RouterError('backend_unavailable', `backend ${this.name} is not connected`);
+      throw backendFailure.notConnected(this.name);
     }
     // Calls are the hot path: Streamable HTTP and stdio skip the SDK client (BENCHMARKS.md items 1
     // and 6); a legacy SSE backend answers on its event stream, which only the SDK client reads.
@@ -109,16 +110,16 @@ export class BackendConnection {
       }
       if (session.transport instanceof StdioProcessTransport) {
         const { id, message } = await session.transport.request('tools/call', { name: tool, arguments: args }, this.config.timeoutMs);
-        const answer = readCallAnswer(message, id);
-        // The transport matched the id, so "another message" means a broken envelope.
-        const outcome = answer.kind === 'other' ? new RouterError('backend_failed', `backend ${this.name} sent a malformed result`) : outcomeOf(answer, this.name);
+        const outcome = outcomeOf(readCallAnswer(message, id), this.name);
         if (outcome instanceof RouterError) throw outcome;
         return outcome;
       }
       const result = await session.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         timeout: this.config.timeoutMs,
       });
-      return toBackendResult(result);
+      const relayed = toCallResult(result);
+      if (!relayed) throw backendFailure.malformed(this.name);
+      return relayed;
     } catch (err) {
       if (err instanceof HttpConnectionLostError) this.onLost(session, err.message);
       // A socket that broke mid-answer: a crashed backend and one dropped connection look the same.
@@ -317,18 +318,6 @@ async function listAllTools(client: Client, timeoutMs: () => number): Promise<To
     seen.add(cursor);
   }
   throw new Error(`backend listed more than ${MAX_TOOL_PAGES} pages of tools`);
-}
-
-function toBackendResult(result: Awaited<ReturnType<Client['callTool']>>): BackendToolResult {
-  if (!('content' in result) || !Array.isArray(result.content)) {
-    throw new RouterError('backend_failed', 'backend sent a result without content');
-  }
-  const { content, structuredContent, isError } = result as BackendToolResult;
-  return {
-    content,
-    ...(structuredContent !== undefined ? { structuredContent } : {}),
-    ...(isError !== undefined ? { isError } : {}),
-  };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -2,6 +2,7 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RouterError } from '../common/router-error';
+import { backendFailure } from './domain/backend-failures';
 
 /**
  * JSON-RPC error code the stdio transport answers a call with when its response line was over the
@@ -19,25 +20,23 @@ export function toRouterError(err: unknown, backend: string, timeoutMs: number):
   if (err instanceof McpError) {
     switch (err.code) {
       case ErrorCode.RequestTimeout:
-        return new RouterError('backend_timeout', `backend ${backend} did not answer within ${timeoutMs} ms`);
+        return backendFailure.timedOut(backend, timeoutMs);
       case RESPONSE_TOO_LARGE_CODE:
-        return new RouterError('response_too_large', `backend ${backend} sent a response over the size limit`);
+        return backendFailure.tooLarge(backend);
       case ErrorCode.ConnectionClosed:
         return new RouterError('backend_failed', `connection to backend ${backend} closed during the call`);
       default:
-        return new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${err.code}`);
+        return backendFailure.jsonRpcError(backend, err.code);
     }
   }
-  if (isResponseTooLarge(err)) {
-    return new RouterError('response_too_large', `backend ${backend} sent a response over the size limit`);
-  }
+  if (isResponseTooLarge(err)) return backendFailure.tooLarge(backend);
   // Protocol.request rejects with this plain Error when the transport is already gone.
   if (err instanceof Error && err.message === 'Not connected') {
-    return new RouterError('backend_unavailable', `backend ${backend} is not connected`);
+    return backendFailure.notConnected(backend);
   }
   // zod 4 (SDK 1.32) names its error $ZodError; zod 3 named it ZodError.
   if (err instanceof Error && (err.name === 'ZodError' || err.name === '$ZodError')) {
-    return new RouterError('backend_failed', `backend ${backend} sent a malformed result`);
+    return backendFailure.malformed(backend);
   }
   return new RouterError('backend_failed', `call to backend ${backend} failed`);
 }

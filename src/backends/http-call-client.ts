@@ -4,6 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { RouterError } from '../common/router-error';
 import { ResponseTooLargeError } from './backend-transports';
 import type { BackendToolResult } from './backends.types';
+import { backendFailure } from './domain/backend-failures';
 import { type CallAnswer, outcomeOf, readCallAnswer } from './domain/call-answer';
 import { SseReader } from './domain/sse-reader';
 
@@ -122,7 +123,7 @@ export class HttpCallClient {
       // ends it does not hold the socket past the deadline.
       const timer = setTimeout(() => {
         if (settled) req.destroy();
-        else settle(new RouterError('backend_timeout', `backend ${backend} did not answer within ${exchange.timeoutMs} ms`));
+        else settle(backendFailure.timedOut(backend, exchange.timeoutMs));
       }, Math.max(1, exchange.deadline - Date.now()));
       req.on('close', () => clearTimeout(timer));
       req.on('error', (err) => settle(this.socketFailure(err, !responded && req.reusedSocket)));
@@ -141,15 +142,14 @@ export class HttpCallClient {
   /** Reads a JSON or event-stream answer, capped, and settles with the answer to `id`. */
   private readAnswer(res: IncomingMessage, id: string, settle: (outcome: Error | BackendToolResult) => void): void {
     const { backend, maxResponseBytes } = this.options;
-    const malformed = () => new RouterError('backend_failed', `backend ${backend} sent a malformed result`);
     /**
-     * True once `text` was the answer (or could not be read): the call is settled. In an event
-     * stream an event that is not JSON is skipped, as the SDK client does; a JSON body must parse.
+     * True once `text` settled the call. In an event stream, other messages and events that are
+     * not JSON are skipped (as the SDK client does); a JSON body is the one answer, whatever it holds.
      */
     const take = (text: string, inStream: boolean): boolean => {
       const answer = parseAnswer(text, id);
-      if (answer.kind === 'other' || (inStream && answer.kind === 'unreadable')) return false;
-      settle(answer.kind === 'unreadable' ? malformed() : outcomeOf(answer, backend));
+      if (inStream && (answer.kind === 'other' || answer.kind === 'unreadable')) return false;
+      settle(answer.kind === 'unreadable' ? backendFailure.malformed(backend) : outcomeOf(answer, backend));
       return true;
     };
     const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
@@ -169,7 +169,7 @@ export class HttpCallClient {
     });
     res.on('end', () => {
       if (!reader) {
-        if (!take(Buffer.concat(chunks, seen).toString('utf8'), false)) settle(malformed());
+        take(Buffer.concat(chunks, seen).toString('utf8'), false);
       } else settle(new RouterError('backend_failed', `backend ${backend} ended its answer stream without a result`));
     });
     res.on('error', (err) => settle(this.socketFailure(err, false)));

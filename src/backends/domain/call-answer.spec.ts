@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readCallAnswer, toCallResult } from './call-answer';
+import { RouterError } from '../../common/router-error';
+import { outcomeOf, readCallAnswer, toCallResult } from './call-answer';
 
 const answer = (result: unknown, id: unknown = 'c1') => ({ jsonrpc: '2.0', id, result });
 
@@ -44,4 +45,18 @@ test('every content kind of the spec passes; a block missing its required field,
     assert.equal(toCallResult(bad), undefined, JSON.stringify(bad));
     assert.deepEqual(readCallAnswer(answer(bad), 'c1'), { kind: 'malformed' });
   }
+});
+
+test('the outcome of the message that had to answer: the result, or one failure each, with no backend text', () => {
+  const result = { content: [{ type: 'text' as const, text: 'hi' }] };
+  assert.deepEqual(outcomeOf({ kind: 'result', result }, 'files'), result);
+  const failures = [outcomeOf({ kind: 'error', code: -32602 }, 'files'), outcomeOf({ kind: 'malformed' }, 'files'), outcomeOf({ kind: 'other' }, 'files')];
+  assert.deepEqual(
+    failures.map((f) => f instanceof RouterError && [f.code, f.message]),
+    [
+      ['backend_failed', 'backend files answered with JSON-RPC error -32602'],
+      ['backend_failed', 'backend files sent a malformed result'],
+      ['backend_failed', 'backend files sent a malformed result'],
+    ],
+  );
 });

@@ -1,5 +1,6 @@
-import { RouterError } from '../../common/router-error';
+import type { RouterError } from '../../common/router-error';
 import type { BackendToolResult } from '../backends.types';
+import { backendFailure } from './backend-failures';
 
 /** What one JSON-RPC message says about the request with a given id. */
 export type CallAnswer =
@@ -25,15 +26,19 @@ export function readCallAnswer(message: unknown, id: string): CallAnswer {
   return result ? { kind: 'result', result } : { kind: 'malformed' };
 }
 
-/** The call's outcome from its answer: the result, or the RouterError it fails with. */
-export function outcomeOf(answer: Exclude<CallAnswer, { kind: 'other' }>, backend: string): BackendToolResult | RouterError {
+/**
+ * The call's outcome from the message that had to answer it: the result, or the RouterError it
+ * fails with. Another message in the answer's place (`other`) is a broken envelope.
+ */
+export function outcomeOf(answer: CallAnswer, backend: string): BackendToolResult | RouterError {
   switch (answer.kind) {
     case 'result':
       return answer.result;
     case 'error':
-      return new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${answer.code}`);
+      return backendFailure.jsonRpcError(backend, answer.code);
     case 'malformed':
-      return new RouterError('backend_failed', `backend ${backend} sent a malformed result`);
+    case 'other':
+      return backendFailure.malformed(backend);
   }
 }
 
