@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toCatalogTools } from '../src/backends/domain/catalog';
-import { buildToolIndex, searchTools } from '../src/registry/domain/ranking';
+import { searchTools } from '../src/registry/domain/ranking';
+import { buildToolIndex } from '../src/registry/domain/tool-index';
 import { indexByName } from '../src/registry/domain/resolve';
 import { syntheticTools } from '../test/fixtures/synthetic-tools';
 import {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { before, test } from 'node:test';
-import { buildToolIndex, searchTools, type ToolIndex } from '../src/registry/domain/ranking';
+import { searchTools } from '../src/registry/domain/ranking';
+import { buildToolIndex, type ToolIndex } from '../src/registry/domain/tool-index';
 import type { CatalogTool } from '../src/registry/registry.types';
 import { fetchDemoCatalogs } from './support/catalogs';
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { buildToolIndex, replaceBackendTools } from './domain/ranking';
+import { buildToolIndex, replaceBackendTools } from './domain/tool-index';
 import { diffCatalog } from './domain/catalog-diff';
 import { ownTools, replaceBackendNames, resolveTool, type Resolution } from './domain/resolve';
 import { SearchCache } from './domain/search-cache';

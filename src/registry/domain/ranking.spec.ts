@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CatalogTool } from '../registry.types';
-import { buildToolIndex, indexVersion, replaceBackendTools, searchTools, type ToolIndex } from './ranking';
+import { searchTools } from './ranking';
+import { buildToolIndex, indexVersion, replaceBackendTools, type ToolIndex } from './tool-index';
 import { tokenize } from './terms';
 
 function tool(backend: string, name: string, description: string, properties: Record<string, unknown> = {}): CatalogTool {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CatalogTool } from '../registry.types';
-import { buildToolIndex, replaceBackendTools, searchTools, type SearchToolsOptions } from './ranking';
+import { searchTools, type SearchToolsOptions } from './ranking';
+import { buildToolIndex, replaceBackendTools } from './tool-index';
 import { SearchCache } from './search-cache';
 
 function tool(backend: string, name: string, description: string): CatalogTool {

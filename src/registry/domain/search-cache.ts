@@ -1,4 +1,5 @@
-import { indexVersion, rankTerms, type RankedMatches, type SearchToolsOptions, type ToolHit, type ToolIndex } from './ranking';
+import { rankTerms, type RankedMatches, type SearchToolsOptions, type ToolHit } from './ranking';
+import { indexVersion, type ToolIndex } from './tool-index';
 import { queryTerms } from './terms';
 
 /** Bounds of a {@link SearchCache}. */
