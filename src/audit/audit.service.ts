@@ -5,8 +5,8 @@ import { auditLine, authFailureLine, type AuditEvent, type AuthFailureEvent } fr
 
 /** Failures are logged at most this often: a full disk must not turn into a log line per call. */
 const ERROR_LOG_INTERVAL_MS = 60_000;
-/** Buffered audit text past which it is written at once rather than at the end of the tick. */
-const FLUSH_BYTES = 64 * 1024;
+/** Buffered audit text (UTF-16 code units) past which it is written at once, not at the end of the turn. */
+const FLUSH_CHARS = 64 * 1024;
 
 /**
  * The audit trail (DESIGN §10): one JSON line per backend call and per refused call, never
@@ -21,7 +21,7 @@ export class AuditService implements OnApplicationShutdown {
   private lastErrorLogMs = Number.NEGATIVE_INFINITY;
   private failures = 0;
   private pending: string[] = [];
-  private pendingBytes = 0;
+  private pendingChars = 0;
   private flushScheduled = false;
 
   constructor(
@@ -56,8 +56,8 @@ export class AuditService implements OnApplicationShutdown {
       return this.failed(err instanceof Error ? err : new Error(String(err)));
     }
     this.pending.push(text);
-    this.pendingBytes += text.length;
-    if (this.pendingBytes >= FLUSH_BYTES) return this.flush();
+    this.pendingChars += text.length;
+    if (this.pendingChars >= FLUSH_CHARS) return this.flush();
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => this.flush());
@@ -69,7 +69,7 @@ export class AuditService implements OnApplicationShutdown {
     if (this.pending.length === 0) return;
     const lines = this.pending.join('\n');
     this.pending = [];
-    this.pendingBytes = 0;
+    this.pendingChars = 0;
     try {
       this.sink.write(lines);
     } catch (err) {
