@@ -1,5 +1,5 @@
 import type { CatalogTool } from '../registry.types';
-import { queryTerms } from './terms';
+import { queryTerms, type QueryTerm } from './terms';
 import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type IndexState, type TermWeight, type ToolIndex, type Vocabulary } from './tool-index';
 
 /**
@@ -81,7 +81,7 @@ export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOp
  * also whether the hits are every match: with that, the first hits of an unfiltered query can be
  * kept and filtered per caller later (see `SearchCache`). No terms is a browse.
  */
-export function rankTerms(index: ToolIndex, terms: readonly string[], opts: SearchToolsOptions): RankedMatches {
+export function rankTerms(index: ToolIndex, terms: readonly QueryTerm[], opts: SearchToolsOptions): RankedMatches {
   const state = indexState(index);
   const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
   if (topK < 1) return { hits: [], complete: false };
@@ -101,7 +101,7 @@ function browse(state: IndexState, topK: number, opts: SearchToolsOptions): Rank
   return { hits, complete: true };
 }
 
-function rank(state: IndexState, terms: readonly string[], topK: number, opts: SearchToolsOptions): RankedMatches {
+function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts: SearchToolsOptions): RankedMatches {
   const scores = scoreTerms(state, terms, opts.backend);
   // Only a candidate that would enter the top k is shown to the caller's filter: at 10,000 tools
   // thousands match a common word, and the filter runs once per candidate that could be kept.
@@ -123,12 +123,12 @@ function rank(state: IndexState, terms: readonly string[], topK: number, opts: S
 }
 
 /** Each matching tool's BM25F score over the query's terms (and what they stand for). */
-function scoreTerms(state: IndexState, terms: readonly string[], backend: string | undefined): Map<IndexedTool, number> {
+function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: string | undefined): Map<IndexedTool, number> {
   const scores = new Map<IndexedTool, number>();
   const total = state.byId.size;
   if (total === 0) return scores;
   const averages = state.fieldTotals.map((sum) => Math.max(sum / total, 1));
-  for (const word of terms) {
+  for (const { term: word, weight: wordWeight } of terms) {
     // A word's contribution to a tool is its best-matching stand-in, not their sum: a tool holding
     // three near-spellings of one word has not matched three words.
     const contribution = new Map<IndexedTool, number>();
@@ -145,7 +145,7 @@ function scoreTerms(state: IndexState, terms: readonly string[], backend: string
           if (counts[field] === 0) continue;
           tf += (WEIGHTS[field] * counts[field]) / (1 - NORMS[field] + (NORMS[field] * doc.lengths[field]) / averages[field]);
         }
-        const value = (weight * idf * tf) / (K1 + tf);
+        const value = (wordWeight * weight * idf * tf) / (K1 + tf);
         if (value > (contribution.get(doc) ?? 0)) contribution.set(doc, value);
       }
     }

@@ -1,4 +1,5 @@
 import { stem } from 'porter2';
+import { literalWords } from './literals';
 
 /**
  * The words of the tool catalog and of `find_tool` queries, normalized the same way on both sides
@@ -71,18 +72,41 @@ function splitWord(word: string): string[] {
  * exact name stays exact.
  */
 export function normalizeTerm(term: string): string | null {
-  if (STOP_WORDS.has(term)) return null;
+  // A bare number in a request is an argument's value ("ticket 4", "add 5 to 3"), and in a tool
+  // name a version or a sequence number (`Hotels_4_SearchHotel`): matching one to the other is
+  // chance. Numbers inside compounds (`base64`, `sha256sum`) stay, whole.
+  if (STOP_WORDS.has(term) || /^\d+$/.test(term)) return null;
   if (!/^[\p{L}\p{N}]+$/u.test(term)) return term;
   return /^[a-z]+$/.test(term) ? stem(term) : term;
 }
 
-/** The query's distinct normalized terms, bounded (see MAX_QUERY_TERMS). */
-export function queryTerms(query: string): string[] {
-  const terms = new Set<string>();
-  for (const token of tokenize(query.slice(0, MAX_QUERY_CHARS))) {
+/** A query term and how much a match on it counts. */
+export interface QueryTerm {
+  readonly term: string;
+  readonly weight: number;
+}
+
+/**
+ * How much a word implied by a literal (see `literals.ts`) counts against a word of the request:
+ * "photo.jpg" says "image", but less surely than a request that says "image".
+ */
+const LITERAL_WEIGHT = 0.5;
+
+/**
+ * The query's distinct normalized terms, bounded (see MAX_QUERY_TERMS): its own words, then the
+ * words its literals imply (a number, a URL, a file's media type) at a lower weight.
+ */
+export function queryTerms(query: string): QueryTerm[] {
+  const text = query.slice(0, MAX_QUERY_CHARS);
+  const terms = new Map<string, number>();
+  for (const token of tokenize(text)) {
     const term = normalizeTerm(token);
-    if (term !== null) terms.add(term);
+    if (term !== null) terms.set(term, 1);
     if (terms.size >= MAX_QUERY_TERMS) break;
   }
-  return [...terms];
+  for (const word of literalWords(text)) {
+    const term = normalizeTerm(word);
+    if (term !== null && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, LITERAL_WEIGHT);
+  }
+  return [...terms].map(([term, weight]) => ({ term, weight }));
 }
