@@ -66,9 +66,9 @@ export class SearchCache {
       this.version = version;
     }
     // Backend names hold no NUL (config validates them): the key's part before its first NUL is the
-    // backend filter, and the rest the query's terms with their weights, space-joined (no term
-    // holds a space).
-    const key = `${backend ?? ''}\u0000${terms.map(({ term, weight }) => `${term}^${weight}`).join(' ')}`;
+    // backend filter, and the rest the query's terms (as written, since word meanings are looked
+    // up by the written word) with their weights, space-joined (no term holds a space).
+    const key = `${backend ?? ''}\u0000${terms.map(({ term, word, weight }) => `${word ?? term}^${weight}`).join(' ')}`;
     const cached = this.rankings.get(key);
     if (cached !== undefined) {
       // Re-inserting moves the key to the end of the Map's order: the most recently used.

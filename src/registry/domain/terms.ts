@@ -82,7 +82,10 @@ export function normalizeTerm(term: string): string | null {
 
 /** A query term and how much a match on it counts. */
 export interface QueryTerm {
+  /** The normalized (stemmed) term, as the index holds it. */
   readonly term: string;
+  /** The word as the request wrote it, lowercased, when it is a plain word: what word meanings are looked up by. */
+  readonly word: string | undefined;
   readonly weight: number;
 }
 
@@ -98,15 +101,15 @@ const LITERAL_WEIGHT = 0.5;
  */
 export function queryTerms(query: string): QueryTerm[] {
   const text = query.slice(0, MAX_QUERY_CHARS);
-  const terms = new Map<string, number>();
+  const terms = new Map<string, QueryTerm>();
   for (const token of tokenize(text)) {
     const term = normalizeTerm(token);
-    if (term !== null) terms.set(term, 1);
+    if (term !== null && !terms.has(term)) terms.set(term, { term, word: /^[a-z]+$/.test(token) ? token : undefined, weight: 1 });
     if (terms.size >= MAX_QUERY_TERMS) break;
   }
   for (const word of literalWords(text)) {
     const term = normalizeTerm(word);
-    if (term !== null && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, LITERAL_WEIGHT);
+    if (term !== null && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, { term, word, weight: LITERAL_WEIGHT });
   }
-  return [...terms].map(([term, weight]) => ({ term, weight }));
+  return [...terms.values()];
 }

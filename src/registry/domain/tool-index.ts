@@ -36,6 +36,8 @@ export interface IndexedTool {
   readonly counts: ReadonlyMap<string, readonly number[]>;
   /** The description says the tool is deprecated: it ranks below its replacement. */
   readonly deprecated: boolean;
+  /** The plain words (lowercase letters only) of its text, unstemmed, each once. */
+  readonly words: readonly string[];
 }
 
 /** The index's inside, for `ranking.ts`: nothing else looks in. */
@@ -50,6 +52,11 @@ export interface IndexState {
   readonly postings: Map<string, Set<IndexedTool>>;
   /** Sum of each field's length over all tools, for the average lengths of BM25F. */
   readonly fieldTotals: number[];
+  /**
+   * Every plain word of the catalog, unstemmed, with the number of tools using it: what a query
+   * word's related words (WordNet, word vectors) are looked for among.
+   */
+  readonly words: Map<string, number>;
   /**
    * Per query word, the catalog terms it stands for and their weights (itself, or its spelling
    * corrections): worked out once per word, since the words of queries repeat even when the
@@ -123,15 +130,19 @@ function fieldTexts(tool: CatalogTool): string[] {
   ];
 }
 
+const PLAIN_WORD = /^[a-z]{2,}$/;
+
 function toIndexed(id: string, tool: CatalogTool): IndexedTool {
   const text = fieldTexts(tool);
   const counts = new Map<string, number[]>();
   const lengths: number[] = [];
+  const words = new Set<string>();
   for (let field = 0; field < FIELD_COUNT; field += 1) {
     let length = 0;
     for (const token of tokenize(text[field])) {
       const term = normalizeTerm(token);
       if (term === null) continue;
+      if (PLAIN_WORD.test(token)) words.add(token);
       length += 1;
       let perField = counts.get(term);
       if (perField === undefined) {
@@ -142,7 +153,7 @@ function toIndexed(id: string, tool: CatalogTool): IndexedTool {
     }
     lengths.push(length);
   }
-  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]) };
+  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), words: [...words] };
 }
 
 /**
@@ -163,6 +174,7 @@ export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
     byBackend: new Map(),
     postings: new Map(),
     fieldTotals: new Array<number>(FIELD_COUNT).fill(0),
+    words: new Map(),
     expansions: new Map(),
     vocabulary: undefined,
     version: 0,
@@ -223,6 +235,7 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
 function addDoc(state: IndexState, doc: IndexedTool): void {
   state.byId.set(doc.id, doc);
   for (let field = 0; field < FIELD_COUNT; field += 1) state.fieldTotals[field] += doc.lengths[field];
+  for (const word of doc.words) state.words.set(word, (state.words.get(word) ?? 0) + 1);
   for (const term of doc.counts.keys()) {
     const holders = state.postings.get(term);
     if (holders === undefined) state.postings.set(term, new Set([doc]));
@@ -233,6 +246,11 @@ function addDoc(state: IndexState, doc: IndexedTool): void {
 function removeDoc(state: IndexState, doc: IndexedTool): void {
   state.byId.delete(doc.id);
   for (let field = 0; field < FIELD_COUNT; field += 1) state.fieldTotals[field] -= doc.lengths[field];
+  for (const word of doc.words) {
+    const count = (state.words.get(word) ?? 0) - 1;
+    if (count > 0) state.words.set(word, count);
+    else state.words.delete(word);
+  }
   for (const term of doc.counts.keys()) {
     const holders = state.postings.get(term);
     holders?.delete(doc);
