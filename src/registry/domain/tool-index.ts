@@ -97,7 +97,7 @@ export interface TermWeight {
 const MAX_PARAM_TEXT = 4000;
 const MAX_SCHEMA_DEPTH = 4;
 
-/** Text of every parameter name and description, nested objects and array items included. */
+/** Text of every parameter name, description and enumerated value, nested objects and array items included. */
 function collectParams(schema: unknown, names: string[], descriptions: string[], depth: number): void {
   if (depth > MAX_SCHEMA_DEPTH || !isRecord(schema)) return;
   const properties = schema['properties'];
@@ -105,6 +105,8 @@ function collectParams(schema: unknown, names: string[], descriptions: string[],
     for (const [key, value] of Object.entries(properties)) {
       names.push(key);
       if (isRecord(value) && typeof value['description'] === 'string') descriptions.push(value['description']);
+      // The values a parameter accepts are the words of what the tool handles ("celsius", "pdf").
+      if (isRecord(value) && Array.isArray(value['enum'])) descriptions.push(value['enum'].filter((v) => typeof v === 'string').join(' '));
       collectParams(value, names, descriptions, depth + 1);
     }
   }
