@@ -40,6 +40,7 @@ import {
 } from './harness';
 import { measureHttpClients } from './http-clients';
 import { summarizeProfile } from './profile';
+import { loadLexicon } from '../src/registry/lexicon';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
@@ -211,7 +212,10 @@ const QUERIES = [
  */
 const FIRST_SEEN_QUERIES = QUERIES.flatMap((q, i) => QUERIES.filter((_, j) => j !== i).map((other) => `${q} ${other.split(' ').at(-1)}`));
 
-/** Index build time, heap and search latency of the pure ranking code, before any router runs. */
+/**
+ * Index build time, heap and search latency of the pure ranking code, before any router runs,
+ * with the offline lexicon as the router loads it (every signal that is on by default).
+ */
 async function findToolInProcess(): Promise<Record<number, { buildMs: number; heapPerThousand: number; searchP50: number; searchP99: number; perQueryMs: Record<string, number> }>> {
   const settle = async () => {
     for (let i = 0; i < 4; i++) {
@@ -220,19 +224,20 @@ async function findToolInProcess(): Promise<Record<number, { buildMs: number; he
     }
   };
   const out: Awaited<ReturnType<typeof findToolInProcess>> = {};
+  const lexicon = loadLexicon();
   for (const n of [100, 1000, 10_000]) {
     const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
     const builds: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t = performance.now();
-      buildToolIndex(catalog);
+      buildToolIndex(catalog, { lexicon });
       builds.push(performance.now() - t);
     }
     // Enough copies that a small catalog's index stands out of the heap's noise.
     const copies = Math.max(1, Math.round(20_000 / n));
     await settle();
     const before = process.memoryUsage().heapUsed;
-    const kept = Array.from({ length: copies }, () => ({ index: buildToolIndex(catalog), byName: indexByName(catalog) }));
+    const kept = Array.from({ length: copies }, () => ({ index: buildToolIndex(catalog, { lexicon }), byName: indexByName(catalog) }));
     await settle();
     const heapPerThousand = ((process.memoryUsage().heapUsed - before) / (n * copies)) * 1000;
     const searches: number[] = [];
