@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { dot, MAX_DIMENSIONS, nearest, unitVector } from './dense-ranking';
+
+test('unitVector scales to length 1 and refuses what has no direction', () => {
+  const v = unitVector([3, 4]);
+  assert.ok(v);
+  assert.ok(Math.abs(v[0] - 0.6) < 1e-6 && Math.abs(v[1] - 0.8) < 1e-6);
+  assert.ok(Math.abs(dot(v, v) - 1) < 1e-6);
+  assert.equal(unitVector([]), undefined);
+  assert.equal(unitVector([0, 0]), undefined);
+  assert.equal(unitVector([1, Number.NaN]), undefined);
+  assert.equal(unitVector([1, '2']), undefined);
+  assert.equal(unitVector(new Array(MAX_DIMENSIONS + 1).fill(1)), undefined);
+});
+
+test('nearest ranks by cosine, keeps depth, skips missing and foreign-length vectors', () => {
+  const vectors: Record<string, Float32Array | undefined> = {
+    east: unitVector([1, 0]),
+    northeast: unitVector([1, 1]),
+    north: unitVector([0, 1]),
+    west: unitVector([-1, 0]),
+    unknown: undefined,
+    other: unitVector([1, 0, 0]),
+  };
+  const query = unitVector([1, 0.2])!;
+  const all = Object.keys(vectors);
+  assert.deepEqual(nearest(query, all, (k) => vectors[k], 10), ['east', 'northeast', 'north', 'west']);
+  assert.deepEqual(nearest(query, all, (k) => vectors[k], 2), ['east', 'northeast']);
+  assert.deepEqual(nearest(query, all, (k) => vectors[k], 0), []);
+});
+
+test('equal similarities keep the candidates order', () => {
+  const same = unitVector([1, 1])!;
+  assert.deepEqual(nearest(unitVector([1, 0])!, ['b', 'a', 'c'], () => same, 2), ['b', 'a']);
+});
