@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { EmbeddingsService } from './embeddings.service';
 import { RegistryService } from './registry.service';
 
-@Module({ providers: [RegistryService], exports: [RegistryService] })
+@Module({ providers: [RegistryService, EmbeddingsService], exports: [RegistryService, EmbeddingsService] })
 export class RegistryModule {}
