@@ -34,3 +34,11 @@ test('equal similarities keep the candidates order', () => {
   const same = unitVector([1, 1])!;
   assert.deepEqual(nearest(unitVector([1, 0])!, ['b', 'a', 'c'], () => same, 2), ['b', 'a']);
 });
+
+test('dot handles every length, not only multiples of four', () => {
+  for (const n of [1, 2, 3, 4, 5, 7, 8, 9]) {
+    const a = Float32Array.from({ length: n }, (_, i) => i + 1);
+    const b = Float32Array.from({ length: n }, (_, i) => 2 * (i + 1));
+    assert.equal(dot(a, b), Array.from(a).reduce((sum, x) => sum + 2 * x * x, 0));
+  }
+});
