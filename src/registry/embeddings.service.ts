@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { DISCOVERY_CONFIG } from '../config/config.tokens';
 import type { DiscoveryConfig, EmbeddingsConfig } from '../config/config.types';
@@ -63,8 +63,9 @@ export class EmbeddingsService implements OnModuleDestroy {
   private retryTimer?: NodeJS.Timeout;
   private retryDelayMs = RETRY_FIRST_MS;
 
-  constructor(@Inject(DISCOVERY_CONFIG) discovery: DiscoveryConfig) {
-    this.config = discovery.embeddings;
+  /** Without a discovery config (the registry used on its own) there is no endpoint: lexical only. */
+  constructor(@Optional() @Inject(DISCOVERY_CONFIG) discovery?: DiscoveryConfig) {
+    this.config = discovery?.embeddings;
     if (this.config !== undefined) this.client = new EmbeddingsClient(this.config);
   }
 
@@ -131,7 +132,8 @@ export class EmbeddingsService implements OnModuleDestroy {
   private async embedQuery(client: EmbeddingsClient, text: string): Promise<Float32Array | undefined> {
     const answer = await client.embed([text], this.config!.timeoutMs, this.shutdown.signal);
     if (!answer.ok) {
-      this.fail(answer.reason, 'query', answer.httpStatus);
+      // A request cut short by shutdown is not the endpoint's failure.
+      if (!this.shutdown.signal.aborted) this.fail(answer.reason, 'query', answer.httpStatus);
       return undefined;
     }
     const [vector] = answer.vectors;
