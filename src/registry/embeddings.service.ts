@@ -111,11 +111,11 @@ export class EmbeddingsService implements OnModuleDestroy {
   }
 
   /**
-   * The `depth` candidates nearest to `queryVector`, nearest first; candidates whose text has no
-   * vector yet are left out. Synchronous, so it reads one state of the catalog.
+   * The `depth` candidates `visible` admits nearest to `queryVector`, nearest first; candidates
+   * whose text has no vector yet are left out. Synchronous, so it reads one state of the catalog.
    */
-  rank(queryVector: Float32Array, candidates: Iterable<CatalogTool>, depth: number): CatalogTool[] {
-    return nearest(queryVector, candidates, (tool) => this.tools.vectorOf(tool.backend, tool.name), depth);
+  rank(queryVector: Float32Array, candidates: Iterable<CatalogTool>, depth: number, visible?: (tool: CatalogTool) => boolean): CatalogTool[] {
+    return nearest(queryVector, candidates, (tool) => this.tools.vectorOf(tool.backend, tool.name), depth, visible);
   }
 
   /** Counters and coverage, read by metrics at scrape time. */

@@ -27,8 +27,9 @@ const FUSION_DEPTH = 30;
  * A refresh updates the catalog in place, one backend's share only, so it costs what that
  * backend's tools cost (a full rebuild cost ~300 ms of event loop at 10,000 tools, for any
  * backend's refresh). It stays atomic for readers: `replaceTools` runs to its end without
- * awaiting, and every read (`resolve`, `search`, `sizes`) is synchronous too, so no reader runs
- * while a refresh is halfway; each sees the catalog wholly before or wholly after it.
+ * awaiting, and every read (`resolve`, `sizes`, and `search` once it has its query's embedding)
+ * is synchronous too, so no reader runs while a refresh is halfway; each sees the catalog wholly
+ * before or wholly after it.
  */
 @Injectable()
 export class RegistryService {
@@ -98,15 +99,16 @@ export class RegistryService {
     const lexical = this.searches.search(this.index, query, { topK: depth, backend, visible });
     // Hits scored 0 are a browse (a query of stop words only): a listing in name order, not evidence.
     const lexicalTools = lexical.filter((hit) => hit.score > 0).map((hit) => hit.tool);
-    const dense = this.embeddings.rank(queryVector, this.candidates(backend, visible), depth);
+    const dense = this.embeddings.rank(queryVector, this.candidates(backend), depth, visible);
     return fuseRankings([lexicalTools, dense], toolKey, { k: RRF_K, depth })
       .slice(0, topK)
       .map(({ item, score }) => ({ tool: item, score: Math.round(score * 1e4) / 1e4 }));
   }
 
-  private *candidates(backend: string | undefined, visible: ((tool: CatalogTool) => boolean) | undefined): Generator<CatalogTool> {
+  /** Every tool of the catalog, or of one backend. */
+  private *candidates(backend: string | undefined): Generator<CatalogTool> {
     const lists = backend === undefined ? this.byBackend.values() : [this.byBackend.get(backend) ?? []];
-    for (const tools of lists) for (const tool of tools) if (visible === undefined || visible(tool)) yield tool;
+    for (const tools of lists) yield* tools;
   }
 }
 

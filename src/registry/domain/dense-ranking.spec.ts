@@ -42,3 +42,14 @@ test('dot handles every length, not only multiples of four', () => {
     assert.equal(dot(a, b), Array.from(a).reduce((sum, x) => sum + 2 * x * x, 0));
   }
 });
+
+test('admit filters candidates, and is asked only about those near enough to enter', () => {
+  const vectors: Record<string, Float32Array> = { a: unitVector([1, 0])!, b: unitVector([1, 0.1])!, c: unitVector([0, 1])!, d: unitVector([-1, 0])! };
+  const asked: string[] = [];
+  const admit = (k: string) => {
+    asked.push(k);
+    return k !== 'a';
+  };
+  assert.deepEqual(nearest(unitVector([1, 0])!, ['a', 'b', 'c', 'd'], (k) => vectors[k], 1, admit), ['b']);
+  assert.deepEqual(asked, ['a', 'b']);
+});

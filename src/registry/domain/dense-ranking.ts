@@ -50,10 +50,18 @@ export function dot(a: Float32Array, b: Float32Array): number {
 }
 
 /**
- * The `depth` candidates nearest to `query`, nearest first. Candidates without a vector, or with
- * one of another length, are left out. Equal similarities keep the candidates' order.
+ * The `depth` candidates nearest to `query` that `admit` accepts, nearest first. Candidates
+ * without a vector, or with one of another length, are left out. Equal similarities keep the
+ * candidates' order. `admit` (a caller's visibility filter) runs only for a candidate near enough
+ * to enter the result, not for every one.
  */
-export function nearest<T>(query: Float32Array, candidates: Iterable<T>, vectorOf: (candidate: T) => Float32Array | undefined, depth: number): T[] {
+export function nearest<T>(
+  query: Float32Array,
+  candidates: Iterable<T>,
+  vectorOf: (candidate: T) => Float32Array | undefined,
+  depth: number,
+  admit?: (candidate: T) => boolean,
+): T[] {
   if (depth < 1) return [];
   const best: { item: T; similarity: number }[] = [];
   for (const item of candidates) {
@@ -61,6 +69,7 @@ export function nearest<T>(query: Float32Array, candidates: Iterable<T>, vectorO
     if (vector === undefined || vector.length !== query.length) continue;
     const similarity = dot(query, vector);
     if (best.length === depth && similarity <= best[depth - 1].similarity) continue;
+    if (admit !== undefined && !admit(item)) continue;
     let at = best.length;
     while (at > 0 && similarity > best[at - 1].similarity) at -= 1;
     best.splice(at, 0, { item, similarity });
