@@ -9,10 +9,11 @@ import { cleanText } from './sanitize';
  */
 
 /**
- * Longest text sent per tool. Embedding models read 512 to 8,192 tokens; about 2,000 characters
- * (~500 tokens) fit them all, and a tool's first paragraph says what it does.
+ * Longest text sent per tool. Embedding models read 512 (many served by TEI, which refuses longer
+ * inputs unless told to truncate) to 8,192 tokens; 1,200 characters stay under 512 tokens even for
+ * token-dense text (about 2.5 characters a token), and a tool's first lines say what it does.
  */
-export const MAX_EMBEDDING_TEXT_CHARS = 2000;
+export const MAX_EMBEDDING_TEXT_CHARS = 1200;
 const MAX_PARAMS = 40;
 const MAX_PARAM_DESCRIPTION_CHARS = 200;
 
