@@ -20,6 +20,7 @@ after(async () => {
 });
 beforeEach(() => {
   endpoint.mode = 'ok';
+  endpoint.refuse = undefined;
   endpoint.requests.length = 0;
 });
 
@@ -80,4 +81,18 @@ test('a catalog update never waits for the endpoint; until tools are embedded, s
   r.embeddings.onModuleDestroy();
   assert.deepEqual(names(await r.registry.search('sum of numbers', 1)), ['util:get-sum']);
   assert.equal(endpoint.requests.length, 1, 'only the tool batch; no query was embedded');
+});
+
+test('a text the endpoint refuses (400) is split out of its batch and skipped; every other tool is embedded', async () => {
+  endpoint.refuse = (text) => text.startsWith('echo');
+  const r = registry();
+  const many = Array.from({ length: 9 }, (_, i) => tool('util', `tool_${i}`, `Tool number ${i}`));
+  r.registry.replaceTools('util', [...many.slice(0, 5), CATALOG.util[1], ...many.slice(5)]);
+  await waitFor(() => r.embeddings.stats().embeddedTools === 9, 5000, 'every other tool embedded');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const echoes = endpoint.requests.filter((q) => q.inputs.some((t) => t.startsWith('echo')));
+  assert.equal(echoes.at(-1)?.inputs.length, 1, 'the refused text ends up alone');
+  assert.equal(endpoint.requests.filter((q) => q.inputs.length === 1 && q.inputs[0].startsWith('echo')).length, 1, 'and is not sent again');
+  assert.equal(r.embeddings.stats().failures.get('http_error'), echoes.length);
+  assert.equal(r.embeddings.stats().embeddedTools, 9);
 });

@@ -19,6 +19,11 @@ const RETRY_MAX_MS = 60_000;
 const WARN_INTERVAL_MS = 60_000;
 /** Tools hashed between two yields to the event loop while a refreshed catalog is read. */
 const HASH_SLICE = 500;
+/**
+ * HTTP statuses that refuse what was sent rather than the caller (bad input, too large): a batch
+ * refused so is split, down to single texts, and a single text refused so is not sent again.
+ */
+const REFUSED_INPUT = new Set([400, 413, 422]);
 
 /** What the embeddings path has done, for metrics. */
 export interface EmbeddingsStats {
@@ -60,6 +65,10 @@ export class EmbeddingsService implements OnModuleDestroy {
   private readonly warnings = new Map<EmbeddingsFailure, { atMs: number; suppressed: number }>();
   private readonly shutdown = new AbortController();
   private pumping = false;
+  /** Texts the endpoint refused on their own (keys); they rank lexically only. */
+  private readonly refused = new Set<string>();
+  /** Texts per request now: the configured size, smaller while batches are refused. */
+  private batchLimit = 1;
   private retryTimer?: NodeJS.Timeout;
   private retryDelayMs = RETRY_FIRST_MS;
 
@@ -67,6 +76,7 @@ export class EmbeddingsService implements OnModuleDestroy {
   constructor(@Optional() @Inject(DISCOVERY_CONFIG) discovery?: DiscoveryConfig) {
     this.config = discovery?.embeddings;
     if (this.config !== undefined) this.client = new EmbeddingsClient(this.config);
+    this.batchLimit = this.config?.batchSize ?? 1;
   }
 
   /** True when an endpoint is configured. */
@@ -157,7 +167,7 @@ export class EmbeddingsService implements OnModuleDestroy {
       for (;;) {
         await this.readPendingCatalogs();
         if (this.shutdown.signal.aborted) return;
-        const batch = this.tools.missing(batchSize);
+        const batch = this.tools.missing(this.batchLimit, (key) => this.refused.has(key));
         if (batch.length === 0) return;
         const answer = await client.embed(
           batch.map((b) => b.text),
@@ -167,10 +177,18 @@ export class EmbeddingsService implements OnModuleDestroy {
         if (this.shutdown.signal.aborted) return;
         if (!answer.ok) {
           this.fail(answer.reason, 'refresh', answer.httpStatus);
+          // One text the endpoint cannot take (too long for its model, say) must not keep every
+          // other tool from being embedded: split the batch until that text is alone, then skip it.
+          if (answer.httpStatus !== undefined && REFUSED_INPUT.has(answer.httpStatus)) {
+            if (batch.length === 1) this.refused.add(batch[0].key);
+            this.batchLimit = Math.max(1, Math.floor(batch.length / 2));
+            continue;
+          }
           this.retryLater();
           return;
         }
         this.retryDelayMs = RETRY_FIRST_MS;
+        this.batchLimit = Math.min(batchSize, this.batchLimit * 2);
         const before = this.tools.dimension;
         let reset = false;
         batch.forEach((b, i) => (reset = this.tools.put(b.key, answer.vectors[i]) || reset));
@@ -214,6 +232,8 @@ export class EmbeddingsService implements OnModuleDestroy {
   private dimensionChanged(during: 'query' | 'refresh', from: number, to: number): void {
     this.fail('dimension', during, undefined, { from, to });
     if (during === 'query') this.tools.reset();
+    // Another model may take what the last one refused.
+    this.refused.clear();
     this.queries.clear();
     this.schedule();
   }
@@ -229,7 +249,10 @@ export class EmbeddingsService implements OnModuleDestroy {
     this.warnings.set(reason, { atMs: now, suppressed: 0 });
     // Never the query, the texts, the URL or the headers: they may hold what callers typed or secrets.
     this.logger.warn({
-      msg: 'embeddings endpoint failed: find_tool answers from the lexical ranking',
+      msg:
+        during === 'query'
+          ? 'embeddings endpoint failed: find_tool answers from the lexical ranking'
+          : 'embeddings endpoint failed: tools not embedded yet rank lexically only',
       reason,
       during,
       ...(httpStatus !== undefined ? { httpStatus } : {}),

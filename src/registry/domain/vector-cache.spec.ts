@@ -33,6 +33,7 @@ test('a text is embedded once, whichever backends and tools use it', () => {
   assert.equal(store.embeddedTools(), 3);
   assert.equal(store.embeddedTexts, 1);
   assert.deepEqual(store.missing(0), []);
+  assert.deepEqual(store.missing(10, (key) => key === 'k:write text'), []);
 });
 
 test('a refresh keeps the vectors of unchanged texts; a text that leaves and comes back keeps its vector', () => {

@@ -98,12 +98,15 @@ export class ToolVectorStore {
     return key === undefined ? undefined : this.entries.get(key)?.vector;
   }
 
-  /** Texts some tool uses that have no vector yet, at most `limit`, in the order they arrived. */
-  missing(limit: number): { key: string; text: string }[] {
+  /**
+   * Texts some tool uses that have no vector yet, at most `limit`, in the order they arrived,
+   * leaving out those `skip` names.
+   */
+  missing(limit: number, skip?: (key: string) => boolean): { key: string; text: string }[] {
     const out: { key: string; text: string }[] = [];
     for (const [key, entry] of this.entries) {
       if (out.length >= limit) break;
-      if (entry.vector === undefined) out.push({ key, text: entry.text });
+      if (entry.vector === undefined && (skip === undefined || !skip(key))) out.push({ key, text: entry.text });
     }
     return out;
   }
