@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Logger } from '@nestjs/common';
 import { after, before, beforeEach, test } from 'node:test';
 import { startEmbeddingsServer, type EmbeddingsFixture } from '../../test/fixtures/embeddings-server';
 import { waitFor } from '../../test/support/backend-processes';
@@ -12,6 +13,8 @@ let endpoint: EmbeddingsFixture;
 const services: EmbeddingsService[] = [];
 
 before(async () => {
+  // The warnings are the e2e test's to read; here they would only fill the test output.
+  Logger.overrideLogger(false);
   endpoint = await startEmbeddingsServer('ok');
 });
 after(async () => {
@@ -95,4 +98,18 @@ test('a text the endpoint refuses (400) is split out of its batch and skipped; e
   assert.equal(endpoint.requests.filter((q) => q.inputs.length === 1 && q.inputs[0].startsWith('echo')).length, 1, 'and is not sent again');
   assert.equal(r.embeddings.stats().failures.get('http_error'), echoes.length);
   assert.equal(r.embeddings.stats().embeddedTools, 9);
+});
+
+test('an endpoint that refuses every text (a wrong model name, say) is tried again later, not text by text', async () => {
+  endpoint.refuse = () => true;
+  const r = registry();
+  const many = Array.from({ length: 40 }, (_, i) => tool('util', `tool_${i}`, `Tool number ${i}`));
+  r.registry.replaceTools('util', many);
+  // 4 texts a batch: split to 4, 2, 1, then two more single texts refused make three in a row,
+  // and the retry waits (1 s) instead of trying the other 37 texts one by one.
+  await waitFor(() => endpoint.requests.length >= 5, 3000, 'the batch split');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(endpoint.requests.map((q) => q.inputs.length), [4, 2, 1, 1, 1]);
+  endpoint.refuse = undefined;
+  await waitFor(() => r.embeddings.stats().embeddedTools === 40, 5000, 'embedded once the endpoint takes them');
 });

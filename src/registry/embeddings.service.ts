@@ -24,6 +24,11 @@ const HASH_SLICE = 500;
  * refused so is split, down to single texts, and a single text refused so is not sent again.
  */
 const REFUSED_INPUT = new Set([400, 413, 422]);
+/**
+ * Single texts refused in a row before the refusal is taken for the endpoint's (a wrong model
+ * name answers 400 on some servers): they are tried again later, with the retry delay.
+ */
+const REFUSALS_IN_A_ROW = 3;
 
 /** What the embeddings path has done, for metrics. */
 export interface EmbeddingsStats {
@@ -67,6 +72,8 @@ export class EmbeddingsService implements OnModuleDestroy {
   private pumping = false;
   /** Texts the endpoint refused on their own (keys); they rank lexically only. */
   private readonly refused = new Set<string>();
+  /** Texts refused alone since the last success. */
+  private refusedInARow: string[] = [];
   /** Texts per request now: the configured size, smaller while batches are refused. */
   private batchLimit = 1;
   private retryTimer?: NodeJS.Timeout;
@@ -179,14 +186,20 @@ export class EmbeddingsService implements OnModuleDestroy {
           this.fail(answer.reason, 'refresh', answer.httpStatus);
           // One text the endpoint cannot take (too long for its model, say) must not keep every
           // other tool from being embedded: split the batch until that text is alone, then skip it.
-          if (answer.httpStatus !== undefined && REFUSED_INPUT.has(answer.httpStatus)) {
-            if (batch.length === 1) this.refused.add(batch[0].key);
+          if (answer.httpStatus !== undefined && REFUSED_INPUT.has(answer.httpStatus) && this.refusedInARow.length < REFUSALS_IN_A_ROW - 1) {
+            if (batch.length === 1) {
+              this.refused.add(batch[0].key);
+              this.refusedInARow.push(batch[0].key);
+            }
             this.batchLimit = Math.max(1, Math.floor(batch.length / 2));
             continue;
           }
+          for (const key of this.refusedInARow) this.refused.delete(key);
+          this.refusedInARow = [];
           this.retryLater();
           return;
         }
+        this.refusedInARow = [];
         this.retryDelayMs = RETRY_FIRST_MS;
         this.batchLimit = Math.min(batchSize, this.batchLimit * 2);
         const before = this.tools.dimension;
