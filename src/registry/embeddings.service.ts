@@ -29,6 +29,7 @@ const REFUSED_INPUT = new Set([400, 413, 422]);
  * name answers 400 on some servers): they are tried again later, with the retry delay.
  */
 const REFUSALS_IN_A_ROW = 3;
+const MAX_REFUSED = 10_000;
 
 /** What the embeddings path has done, for metrics. */
 export interface EmbeddingsStats {
@@ -188,6 +189,8 @@ export class EmbeddingsService implements OnModuleDestroy {
           // other tool from being embedded: split the batch until that text is alone, then skip it.
           if (answer.httpStatus !== undefined && REFUSED_INPUT.has(answer.httpStatus) && this.refusedInARow.length < REFUSALS_IN_A_ROW - 1) {
             if (batch.length === 1) {
+              // Bounded: a catalog that churns through refused texts forgets them and tries again.
+              if (this.refused.size >= MAX_REFUSED) this.refused.clear();
               this.refused.add(batch[0].key);
               this.refusedInARow.push(batch[0].key);
             }
