@@ -128,7 +128,9 @@ describe('find_tool with an embeddings endpoint', () => {
 
     endpoint.mode = 'ok';
     const fused = await search(REMEMBER, { top_k: 5 });
-    // The endpoint's model knows "remember" is about memory: a memory tool comes up, higher than lexically.
+    // The endpoint's model knows "remember" is about memory: a memory tool comes up, higher than
+    // in the lexical answer read above from this same router (which has none in its top 10).
+    // "12 plus 30" matches no word of any tool; the model knows "plus" is a sum.
     assert.ok(memoryRank(fused) <= 5, JSON.stringify(fused));
     process.stdout.write(`# lexical: ${lexical.map((h) => `${h.server}:${h.name}`).join(' ')}\n# fused: ${fused.map((h) => `${h.server}:${h.name}:${h.score}`).join(' ')}\n`);
     assert.ok(memoryRank(fused) < memoryRank(lexical), `fused ${JSON.stringify(fused)} lexical ${JSON.stringify(lexical)}`);
