@@ -314,8 +314,9 @@ async function findToolWithEmbeddings(): Promise<void> {
   Logger.overrideLogger(['error']);
   const endpoint = await startEmbeddingsServer('ok', { dimensions: 768 });
   const embeddings = new EmbeddingsService({ embeddings: { url: endpoint.url, model: 'bench', headers: {}, timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 64 } });
-  const lexicalOnly = new RegistryService(new EmbeddingsService({}));
-  const registry = new RegistryService(embeddings);
+  const lexicon = loadLexicon();
+  const lexicalOnly = new RegistryService(new EmbeddingsService({}), lexicon);
+  const registry = new RegistryService(embeddings, lexicon);
   const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
   lexicalOnly.replaceTools('synthetic', catalog);
   let t = performance.now();
