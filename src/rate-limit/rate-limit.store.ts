@@ -25,6 +25,8 @@ export interface StoreStatus {
   up: boolean;
   /** Calls decided without the shared store, by what happened to them, since boot. */
   fallbacks: { local: number; refused: number };
+  /** The shared store's failure policy: `open` uses `1/replicas` of each bucket locally. */
+  policy?: { fail: 'open' | 'closed'; replicas: number };
 }
 
 /**

@@ -72,7 +72,12 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
   }
 
   status(): StoreStatus {
-    return { store: 'redis', up: this.state === 'up', fallbacks: { ...this.fallbacks } };
+    return {
+      store: 'redis',
+      up: this.state === 'up',
+      fallbacks: { ...this.fallbacks },
+      policy: { fail: this.config.fail, replicas: this.config.replicas },
+    };
   }
 
   onModuleDestroy(): void {
