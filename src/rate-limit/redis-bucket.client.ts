@@ -70,9 +70,9 @@ export class RedisBucketClient {
   }
 
   /** The client's events, for the store to log connection changes (never the URL). */
-  on(event: 'ready', listener: () => void): void;
+  on(event: 'ready' | 'close', listener: () => void): void;
   on(event: 'error', listener: (err: Error) => void): void;
-  on(event: 'ready' | 'error', listener: (err: Error) => void): void {
+  on(event: 'ready' | 'close' | 'error', listener: (err: Error) => void): void {
     this.redis.on(event, listener);
   }
 

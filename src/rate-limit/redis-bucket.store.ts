@@ -37,6 +37,7 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
     client.on('ready', () => this.markUp());
     // ioredis reports every failed reconnect; the store logs the change of state once instead.
     client.on('error', (err) => this.markDown(err));
+    client.on('close', () => this.markDown(new Error('connection to Redis closed')));
   }
 
   /**
@@ -52,7 +53,8 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
   }
 
   async reserveAll(requests: readonly BucketRequest[], cost: number): Promise<StoreReservation> {
-    if (this.client.ready && this.clock.now() >= this.skipUntilMs) {
+    if (!this.client.ready) this.markDown(new Error('not connected to Redis'));
+    else if (this.clock.now() >= this.skipUntilMs) {
       try {
         const answer = await this.client.reserveAll(requests, cost);
         this.markUp();
