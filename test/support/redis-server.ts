@@ -9,6 +9,8 @@ import { tempDir } from './router';
  */
 export interface RedisServer {
   port: number;
+  /** The running server's pid (for CPU accounting). */
+  readonly pid: number;
   /** `redis://127.0.0.1:<port>`. */
   url: string;
   /** SIGKILL, as a crash: no goodbye to clients. */
@@ -69,6 +71,9 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
   return {
     port,
+    get pid() {
+      return child.pid!;
+    },
     url: `redis://127.0.0.1:${port}`,
     kill: () => stopChild('SIGKILL'),
     pause: () => void child.kill('SIGSTOP'),
