@@ -60,6 +60,8 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
         this.markUp();
         return answer;
       } catch (err) {
+        // A script that timed out here may still have run on Redis: the call then holds a shared
+        // token and a local one. That errs towards fewer calls, never more.
         this.skipUntilMs = this.clock.now() + RETRY_AFTER_MS;
         this.markDown(err as Error);
       }
