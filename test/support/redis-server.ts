@@ -24,8 +24,8 @@ export interface RedisServer {
 }
 
 /** The clear failure the issue asks for, instead of a silent skip. */
-export function requireRedisServer(): void {
-  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+export function requireRedisServer(env: NodeJS.ProcessEnv = process.env): void {
+  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8', env });
   if (found.error !== undefined || found.status !== 0) {
     throw new Error(
       'redis-server is not on PATH: the shared rate-limit tests need a real Redis. ' +
