@@ -67,7 +67,7 @@ interface Run {
   statuses: Record<string, number>;
 }
 
-/** Starts two routers, sends CALLS calls at once, half to each, and reads the backend's view. */
+/** Starts two routers, sends CALLS calls, exactly half to each, and reads the backend's view. */
 async function run(store: 'memory' | 'redis'): Promise<Run> {
   const file = configFile(store);
   const routers: RouterProcess[] = await Promise.all([0, 1].map(() => startRouterProcess(file, { REDIS_URL: redis.url })));
@@ -88,17 +88,17 @@ async function run(store: 'memory' | 'redis'): Promise<Run> {
     await sleep(1_000);
     const received = (await backend.arrivals()).length;
     const statuses: Record<string, number> = {};
-    let next = 0;
-    const worker = async (client: Client) => {
-      while (next < CALLS) {
-        next++;
+    const sent = clients.map(() => 0);
+    const worker = async (client: Client, i: number) => {
+      while (sent[i]! < CALLS / clients.length) {
+        sent[i]!++;
         const answer = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'tick', server: 'counter' } }, undefined, { timeout: 60_000 });
         const status = String((answer.structuredContent as { status?: unknown } | undefined)?.status);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     };
     const started = performance.now();
-    await Promise.all(clients.flatMap((client) => Array.from({ length: IN_FLIGHT_PER_ROUTER }, () => worker(client))));
+    await Promise.all(clients.flatMap((client, i) => Array.from({ length: IN_FLIGHT_PER_ROUTER }, () => worker(client, i))));
     const seconds = (performance.now() - started) / 1000;
     const arrivals = (await backend.arrivals()).slice(received);
     assert.equal(arrivals.length, CALLS, 'every call reached the backend exactly once');
