@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Test } from '@nestjs/testing';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { waitFor } from '../../test/support/backend-processes';
 import { httpBackend } from '../../test/support/backend-servers';
@@ -13,6 +14,7 @@ import { ConfigModule } from '../config/config.module';
 import type { RateLimitSettings, RedisStoreConfig } from '../config/config.types';
 import { RateLimitModule } from './rate-limit.module';
 import { RateLimitService } from './rate-limit.service';
+import { reserveAll, type Bucket } from './domain/token-bucket';
 import type { BucketRequest } from './rate-limit.store';
 import { SLEEP } from './rate-limit.tokens';
 import { RedisBucketClient } from './redis-bucket.client';
@@ -112,6 +114,49 @@ describe('RedisBucketClient: the Lua script', () => {
     assert.deepEqual(await client.reserveAll([quick], 1), { ok: true, waitsMs: [0] });
     const quickTtl = await raw.pttl(`${config.keyPrefix}quick`);
     assert.ok(quickTtl > 0 && quickTtl <= 1_001, `pttl ${quickTtl}`);
+  });
+});
+
+describe('RedisBucketClient and the domain agree', () => {
+  test('random calls over shared buckets: the same grants, refusals and waits as reserveAll', async () => {
+    const client = new RedisBucketClient(storeConfig());
+    await client.connect();
+    cleanups.push(() => client.close());
+    // A rate so slow that the seconds this test takes refill almost nothing: waits are then
+    // deterministic up to the time passed (1 ms of it is 1 ms of wait at most).
+    const RATE = 0.001;
+    const callArb = fc.record({
+      buckets: fc.uniqueArray(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 3 }),
+      // 0: only what is in the bucket; else a wait long enough for any queue this test builds.
+      unbounded: fc.boolean(),
+    });
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 4, maxLength: 4 }), fc.array(callArb, { minLength: 1, maxLength: 15 }), async (bursts, calls) => {
+        round++;
+        const started = performance.now();
+        const model = new Map<number, Bucket>();
+        for (const call of calls) {
+          const requests = call.buckets.map((b) => bucket(`agree-${round}-${b}`, RATE, bursts[b]!, call.unbounded ? 1e12 : 0));
+          const expected = reserveAll(
+            call.buckets.map((b, i) => ({ bucket: model.get(b), params: requests[i]!.params, maxWaitMs: requests[i]!.maxWaitMs })),
+            1,
+            0,
+          );
+          const actual = await client.reserveAll(requests, 1);
+          const slack = performance.now() - started + 1;
+          assert.equal(actual.ok, expected.ok);
+          if (expected.ok && actual.ok) {
+            expected.buckets.forEach((state, i) => model.set(call.buckets[i]!, state));
+            expected.waitsMs.forEach((wait, i) => assert.ok(Math.abs(actual.waitsMs[i]! - wait) <= slack, `${actual.waitsMs[i]} vs ${wait}`));
+          } else if (!expected.ok && !actual.ok && actual.reason === 'wait_too_long') {
+            assert.equal(actual.index, expected.index);
+            assert.ok(Math.abs(actual.waitMs - expected.waitMs) <= slack, `${actual.waitMs} vs ${expected.waitMs}`);
+          }
+        }
+      }),
+      { seed: 20_261_201, numRuns: 25 },
+    );
   });
 });
 
