@@ -1,6 +1,7 @@
 import { boundResult, type Budget, type Position, type ToolResultLike } from '../../cursor/domain/bounding';
 import type { Bounds, Envelope, ReadAnswer, Serialized } from '../batch.types';
-import { utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { itemShape, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { blocksBytes, modelBlocks } from './model-content';
 
 /** Room held for a cursor while a page is sized; the real cursor is then measured. */
 const CURSOR_RESERVE_CHARS = 400;
@@ -13,6 +14,21 @@ export interface Page {
   from?: Position;
 }
 
+/**
+ * How an answer goes on the wire, so bounding measures all of what is sent (DESIGN §6): its
+ * envelope (in `structuredContent`), and what it adds to `content` besides the result's blocks.
+ */
+export interface AnswerShape {
+  /** The structured form; adds its fields before the answer's (see Envelope). */
+  envelope: Envelope;
+  /**
+   * UTF-8 bytes the answer adds to the whole result beside its envelope's JSON and the blocks of
+   * its result (`blocksBytes(modelBlocks(...))`): its envelope block, headers, framing. Given the
+   * answer with or without `result`; never less for longer field values.
+   */
+  contentBytes(answer: ReadAnswer): number;
+}
+
 /** Issues a signed cursor for a position of this page's call; the TTL is what the answer reports. */
 export interface CursorIssuer {
   issue(position: Position): string;
@@ -20,13 +36,15 @@ export interface CursorIssuer {
 }
 
 /**
- * Cuts a page so that `envelope(answer)` serializes within `budget.maxBytes` (DESIGN §6). The page
+ * Cuts a page so that the whole answer, `envelope(answer)` as JSON plus what it adds to `content`
+ * (`shape.contentBytes` and the result's model blocks), fits `budget.maxBytes` (DESIGN §6). The page
  * is sized with room for a cursor; then the answer with the real cursor is measured, and if it is
  * still over, the page is re-cut with the overshoot removed. Returns the answer with the JSON of its
  * envelope, which was measured and is reused as is; undefined when no page fits.
  */
-export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, cursors: CursorIssuer): Serialized<ReadAnswer> | undefined {
+export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer): Serialized<ReadAnswer> | undefined {
   const { base, result, from } = page;
+  const { envelope } = shape;
   // An answer is `base`, then `result`, then a cut's fields, and an envelope adds its fields before
   // the answer's (Envelope): so its JSON is the envelope of `base`, left open, the result's JSON and
   // a tail. Sizing a candidate serializes only the candidate, and the answer reuses the JSON of the
@@ -34,13 +52,18 @@ export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, curs
   const head = JSON.stringify(envelope(base));
   const open = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}"result":`;
   // Sized with a reserved cursor of CURSOR_RESERVE_CHARS ASCII characters: an empty one plus them.
-  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS;
+  // The content side holds the same fields but the result once more (the envelope block): sized
+  // with the same reserved cursor. A cursor is ASCII and never escaped, so it costs its length.
+  const reserved = cutFields(budget, 'bytes', 'x'.repeat(CURSOR_RESERVE_CHARS), Number.MAX_SAFE_INTEGER);
+  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes({ ...base, ...reserved });
   let measured: { candidate: ToolResultLike; json: string } | undefined;
   const sizeOf = (candidate: ToolResultLike): number => {
     const json = JSON.stringify(candidate);
     measured = { candidate, json };
-    return frameBytes + utf8Bytes(json);
+    return frameBytes + utf8Bytes(json) + blocksBytes(modelBlocks(candidate, base.server));
   };
+  const wholeBytes = (answer: Serialized<ReadAnswer>): number =>
+    utf8Bytes(answer.json) + shape.contentBytes(answer.value) + blocksBytes(modelBlocks(answer.value.result, base.server));
   const serialize = (answer: ReadAnswer, tail: string): Serialized<ReadAnswer> => {
     const resultJson = measured !== undefined && measured.candidate === answer.result ? measured.json : JSON.stringify(answer.result);
     return { value: answer, json: `${open}${resultJson}${tail}` };
@@ -50,13 +73,13 @@ export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, curs
     const outcome = boundResult(result, { maxBytes, maxItems: budget.maxItems }, from, sizeOf);
     if (!outcome.truncated) {
       const whole = serialize({ ...base, result: outcome.result }, '}');
-      if (utf8Bytes(whole.json) <= budget.maxBytes) return whole;
+      if (wholeBytes(whole) <= budget.maxBytes) return whole;
     }
     const cursor = outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
     const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
     const fields = cutFields(budget, reason, cursor, cursors.ttlSeconds);
     const cut = serialize({ ...base, result: outcome.result, ...fields }, tailOf(fields));
-    const overshoot = utf8Bytes(cut.json) - budget.maxBytes;
+    const overshoot = wholeBytes(cut) - budget.maxBytes;
     if (overshoot <= 0) return cut;
     if (maxBytes - overshoot < 1) return undefined;
     maxBytes -= overshoot;
@@ -85,9 +108,10 @@ export type TooLarge = (page: Page) => ReadAnswer;
  * to cut it further or fetch the page again should the whole batch still be over its budget.
  */
 export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
+  const shape = itemShape(entry);
   const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
   const cut = (maxBytes: number): Serialized<BatchItem> => {
-    const bounded = boundAnswer(page, { ...budget, maxBytes }, envelope, cursors);
+    const bounded = boundAnswer(page, { ...budget, maxBytes }, shape, cursors);
     if (bounded) return { value: envelope(bounded.value), json: bounded.json };
     const item = envelope(tooLarge(page));
     return { value: item, json: JSON.stringify(item) };
