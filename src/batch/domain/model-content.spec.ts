@@ -30,6 +30,8 @@ test('a resource link becomes text naming where it came from; a malformed block 
       content: [
         { type: 'resource_link', uri: 'demo://resource/static/document/1', name: 'Doc 1', mimeType: 'text/plain', description: 'the first' },
         { type: 'image', data: 42 },
+        { type: 'audio', data: 'not base64!', mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'file:///c.bin', blob: '***' } },
         { type: 'hologram' },
       ],
     },
@@ -43,15 +45,17 @@ test('a resource link becomes text naming where it came from; a malformed block 
         'this router does not serve resources: read it with a tool of that server]',
     },
     { type: 'text', text: '[a content block of type "image" from server "docs" that this router cannot pass on]' },
+    { type: 'text', text: '[a content block of type "audio" from server "docs" that this router cannot pass on]' },
+    { type: 'text', text: '[a content block of type "resource" from server "docs" that this router cannot pass on]' },
     { type: 'text', text: '[a content block of type "hologram" from server "docs" that this router cannot pass on]' },
   ]);
 });
 
 test('data only in structuredContent is read as text: its only string as is, else its JSON', () => {
   assert.deepEqual(modelBlocks({ content: [], structuredContent: { content: 'file "text"\n' } }, 'files'), [{ type: 'text', text: 'file "text"\n' }]);
-  assert.deepEqual(modelBlocks({ content: [{ type: 'image', data: 'x', mimeType: 'image/png' }], structuredContent: { a: 1, b: [2] } }, 'x'), [
+  assert.deepEqual(modelBlocks({ content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }], structuredContent: { a: 1, b: [2] } }, 'x'), [
     { type: 'text', text: '{"a":1,"b":[2]}' },
-    { type: 'image', data: 'x', mimeType: 'image/png' },
+    { type: 'image', data: 'AA==', mimeType: 'image/png' },
   ]);
   // A text the backend chose to send beside its structured data is what the model reads.
   assert.deepEqual(modelBlocks({ content: [{ type: 'text', text: 'summary' }], structuredContent: { a: 1 } }, 'x'), [{ type: 'text', text: 'summary' }]);

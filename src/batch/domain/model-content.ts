@@ -51,11 +51,11 @@ function passOn(block: ContentBlock, server: string | null): ContentBlock {
       break;
     case 'image':
     case 'audio':
-      if (typeof b.data === 'string' && typeof b.mimeType === 'string') return { type: b.type, data: b.data, mimeType: b.mimeType };
+      if (isBase64(b.data) && typeof b.mimeType === 'string') return { type: b.type, data: b.data, mimeType: b.mimeType };
       break;
     case 'resource': {
       const r = b.resource as Record<string, unknown> | null | undefined;
-      if (r !== null && typeof r === 'object' && typeof r.uri === 'string' && (typeof r.text === 'string' || typeof r.blob === 'string')) {
+      if (r !== null && typeof r === 'object' && typeof r.uri === 'string' && (typeof r.text === 'string' || isBase64(r.blob))) {
         const body = typeof r.text === 'string' ? { text: r.text } : { blob: r.blob as string };
         return { type: 'resource', resource: { uri: r.uri, ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}), ...body } };
       }
@@ -66,6 +66,20 @@ function passOn(block: ContentBlock, server: string | null): ContentBlock {
       break;
   }
   return textBlock(`[a content block of type ${JSON.stringify(String(b.type).slice(0, 40))} from server ${serverName(server)} that this router cannot pass on]`);
+}
+
+/**
+ * Base64 as clients check it (the MCP SDK's schema accepts what `atob` accepts): image, audio and
+ * blob data that is not would make the client reject the whole result.
+ */
+function isBase64(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    atob(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
