@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { searchTools } from '../src/registry/domain/ranking';
 import { buildToolIndex } from '../src/registry/domain/tool-index';
+import { loadLexicon } from '../src/registry/lexicon';
 import { DISCOVERY_SETS, loadDiscoverySet, scorePart, toolKey, type DiscoverySetName, type Part, type PartScore } from '../test/support/discovery-sets';
 
 /**
@@ -14,12 +15,15 @@ const { values } = parseArgs({
     part: { type: 'string', default: 'both' },
     set: { type: 'string', multiple: true },
     misses: { type: 'string', default: '0' },
+    lexicon: { type: 'string', default: 'on' },
   },
 });
 const parts: Part[] = values.part === 'both' ? ['tune', 'test'] : [values.part as Part];
 if (!parts.every((p) => p === 'tune' || p === 'test')) throw new Error('--part is tune, test or both');
 const sets = (values.set ?? [...DISCOVERY_SETS]) as DiscoverySetName[];
 const showMisses = Number(values.misses);
+// Without the offline lexicon the ranking is lexical only, as in a router whose lexicon is missing.
+const lexicon = values.lexicon === 'off' ? undefined : loadLexicon();
 
 const fmt = (x: number): string => x.toFixed(3);
 console.log('| set | part | tools | queries | recall@1 | recall@5 | MRR@10 | p50 ms | p99 ms |');
@@ -27,7 +31,7 @@ console.log('|---|---|---|---|---|---|---|---|---|');
 const missed: { set: string; score: PartScore }[] = [];
 for (const name of sets) {
   const set = loadDiscoverySet(name);
-  const index = buildToolIndex(set.tools);
+  const index = buildToolIndex(set.tools, { lexicon });
   const rank = (query: string, topK: number): string[] => searchTools(index, query, { topK }).map((h) => toolKey(h.tool.backend, h.tool.name));
   for (const part of parts) {
     const score = scorePart(set.queries[part], rank, () => performance.now());

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { join, resolve } from 'node:path';
 import { decodeLexicon, type Lexicon } from './domain/semantic';
 
@@ -51,5 +52,23 @@ export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
   } catch (err) {
     if (err instanceof LexiconUnavailableError) throw err;
     throw new LexiconUnavailableError(dir, (err as Error).message);
+  }
+}
+
+/** The offline lexicon for `find_tool`'s ranking, or none (then the ranking is by words only). */
+export const LEXICON = Symbol('centralmcp-router:lexicon');
+
+/**
+ * Loads the lexicon for the registry at boot. Missing files (an install that skipped its scripts)
+ * do not stop the router: `find_tool` still ranks by the words of the catalog, and one warning
+ * says what is lost and how to prepare the files.
+ */
+export function lexiconOrNone(load: () => Lexicon = loadLexicon): Lexicon | undefined {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof LexiconUnavailableError)) throw err;
+    new Logger('Lexicon').warn({ msg: 'find_tool ranks by words only: related words by meaning are off', reason: err.message });
+    return undefined;
   }
 }

@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
+import { LEXICON, lexiconOrNone } from './lexicon';
 import { RegistryService } from './registry.service';
 
-@Module({ providers: [RegistryService], exports: [RegistryService] })
+@Module({
+  providers: [{ provide: LEXICON, useFactory: () => lexiconOrNone() }, RegistryService],
+  exports: [RegistryService],
+})
 export class RegistryModule {}

@@ -1,8 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { buildToolIndex, replaceBackendTools } from './domain/tool-index';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { buildToolIndex, replaceBackendTools, type ToolIndex } from './domain/tool-index';
 import { diffCatalog } from './domain/catalog-diff';
 import { ownTools, replaceBackendNames, resolveTool, type Resolution } from './domain/resolve';
 import { SearchCache } from './domain/search-cache';
+import type { Lexicon } from './domain/semantic';
+import { LEXICON } from './lexicon';
 import type { CatalogTool } from './registry.types';
 
 /**
@@ -20,8 +22,12 @@ export class RegistryService {
   private readonly logger = new Logger(RegistryService.name);
   private readonly byBackend = new Map<string, readonly CatalogTool[]>();
   private readonly byName = new Map<string, CatalogTool[]>();
-  private readonly index = buildToolIndex([]);
+  private readonly index: ToolIndex;
   private readonly searches = new SearchCache();
+
+  constructor(@Inject(LEXICON) lexicon: Lexicon | undefined) {
+    this.index = buildToolIndex([], { lexicon });
+  }
 
   /**
    * Replaces one backend's tools. A backend that goes down keeps its last known tools (DESIGN §4),

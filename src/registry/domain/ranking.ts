@@ -1,4 +1,5 @@
 import type { CatalogTool } from '../registry.types';
+import { catalogWordVectors, isKnownWord, relatedTerms } from './related-terms';
 import { queryTerms, type QueryTerm } from './terms';
 import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type IndexState, type TermWeight, type ToolIndex, type Vocabulary } from './tool-index';
 
@@ -128,11 +129,11 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
   const total = state.byId.size;
   if (total === 0) return scores;
   const averages = state.fieldTotals.map((sum) => Math.max(sum / total, 1));
-  for (const { term: word, weight: wordWeight } of terms) {
+  for (const { term: word, word: written, weight: wordWeight } of terms) {
     // A word's contribution to a tool is its best-matching stand-in, not their sum: a tool holding
     // three near-spellings of one word has not matched three words.
     const contribution = new Map<IndexedTool, number>();
-    for (const { term, weight } of expansionsOf(state, word)) {
+    for (const { term, weight } of expansionsOf(state, word, written)) {
       const holders = state.postings.get(term);
       if (holders === undefined) continue;
       const idf = Math.log(1 + (total - holders.size + 0.5) / (holders.size + 0.5));
@@ -154,12 +155,28 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
   return scores;
 }
 
-/** What a query word stands for in this catalog, cached per word until the catalog changes. */
-function expansionsOf(state: IndexState, word: string): readonly TermWeight[] {
-  const cached = state.expansions.get(word);
+/**
+ * What a query word stands for in this catalog: itself when the catalog has it, its spelling
+ * corrections when it is neither a catalog word nor a word the lexicon knows (a typo, not a
+ * synonym), and the catalog terms related to it by meaning. Cached per word as written until the
+ * catalog changes.
+ */
+function expansionsOf(state: IndexState, term: string, written: string | undefined): readonly TermWeight[] {
+  const key = written ?? term;
+  const cached = state.expansions.get(key);
   if (cached !== undefined) return cached;
-  const expansions = state.postings.has(word) ? [{ term: word, weight: 1 }] : corrections(state, word);
-  state.expansions.set(word, expansions);
+  const lexicon = written === undefined ? undefined : state.lexicon;
+  let expansions: TermWeight[];
+  if (state.postings.has(term)) expansions = [{ term, weight: 1 }];
+  else if (lexicon !== undefined && written !== undefined && isKnownWord(lexicon, written)) expansions = [];
+  else expansions = corrections(state, term);
+  if (lexicon !== undefined && written !== undefined) {
+    expansions.push(...relatedTerms(lexicon, written, {
+      hasTerm: (candidate) => state.postings.has(candidate),
+      wordVectors: () => (state.wordVectors ??= catalogWordVectors(lexicon, state.words.keys())),
+    }));
+  }
+  state.expansions.set(key, expansions);
   return expansions;
 }
 

@@ -28,6 +28,7 @@ test('base forms undo inflection the way WordNet does', () => {
   assert.ok(baseForms(lexicon, 'stopped').includes('stop'), 'a doubled consonant is undone');
   assert.deepEqual(baseForms(lexicon, 'went'), ['go'], 'an irregular verb');
   assert.deepEqual(baseForms(lexicon, 'indices'), ['index'], 'a Latin plural');
+  assert.deepEqual(baseForms(lexicon, 'found'), ['found', 'find'], 'a lemma that is also a form of another');
   assert.deepEqual(baseForms(lexicon, 'photo'), ['photo'], 'a lemma is its own base form');
   assert.deepEqual(baseForms(lexicon, 'call_back'), ['call back'], 'multi-word lemmas are joined by a space');
   assert.deepEqual(baseForms(lexicon, 'qzxv'), []);

@@ -1,5 +1,6 @@
 import type { CatalogTool, ToolAnnotations } from '../registry.types';
 import { ownTools } from './resolve';
+import type { Lexicon, VocabularyVectors } from './semantic';
 import { normalizeTerm, tokenize } from './terms';
 
 /**
@@ -65,8 +66,18 @@ export interface IndexState {
   readonly expansions: Map<string, readonly TermWeight[]>;
   /** The catalog's terms sorted, and by length, for spelling correction; built when first needed. */
   vocabulary: Vocabulary | undefined;
+  /** The offline lexicon for word meanings; without it the ranking is lexical only. */
+  readonly lexicon: Lexicon | undefined;
+  /** The vectors of {@link words}, built when first needed after a change. */
+  wordVectors: VocabularyVectors | undefined;
   /** Bumped by every change, so a cache of answers knows when it is stale. */
   version: number;
+}
+
+/** Options of {@link buildToolIndex}. */
+export interface ToolIndexOptions {
+  /** The offline lexicon (`registry/lexicon.ts`): related words by meaning join the ranking. */
+  lexicon?: Lexicon;
 }
 
 /** The catalog's terms, arranged for finding near spellings and prefixes. */
@@ -168,7 +179,7 @@ function toolId(tool: CatalogTool): string {
  * Builds the search index for one catalog. A (backend, name) pair listed twice is indexed once,
  * the first entry winning, so a misbehaving backend cannot break the catalog.
  */
-export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
+export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndexOptions = {}): ToolIndex {
   const state: IndexState = {
     byId: new Map(),
     byBackend: new Map(),
@@ -177,6 +188,8 @@ export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
     words: new Map(),
     expansions: new Map(),
     vocabulary: undefined,
+    lexicon: options.lexicon,
+    wordVectors: undefined,
     version: 0,
   };
   const index = state as unknown as ToolIndex;
@@ -229,6 +242,7 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   }
   state.expansions.clear();
   state.vocabulary = undefined;
+  state.wordVectors = undefined;
   state.version += 1;
 }
 
