@@ -15,8 +15,8 @@ import { GateService } from '../gate/gate.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
-import type { ReadAnswer, Serialized } from './batch.types';
-import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
+import type { ReadAnswer } from './batch.types';
+import { boundAnswer, draftItem, type Bounded, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
 import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
@@ -205,7 +205,7 @@ export class BatchService {
   }
 
   /** Cuts a page to the single call's budget, issuing cursors bound to the page's call. */
-  private bound(page: Page, budget: Budget): Serialized<ReadAnswer> | { answer: ReadAnswer; code: RouterErrorCode } {
+  private bound(page: Page, budget: Budget): Bounded | { answer: ReadAnswer; code: RouterErrorCode } {
     return boundAnswer(page, budget, SINGLE_SHAPE, this.issuerFor(page)) ?? { answer: tooLarge(page), code: 'response_too_large' };
   }
 

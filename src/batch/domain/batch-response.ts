@@ -1,7 +1,7 @@
 import type { ContentBlock } from '../../cursor/domain/bounding';
 import type { ReadAnswer, Serialized } from '../batch.types';
 import type { AnswerShape } from './bound-answer';
-import { blocksBytes, escapedBytes, modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
+import { escapedBytes, modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
 
 /** One entry of a batch answer (DESIGN §5). */
 export interface BatchItem extends ReadAnswer {
@@ -26,8 +26,10 @@ export interface ItemDraft {
   item: BatchItem;
   /** `JSON.stringify(item)`, when bounding already serialized it. */
   json?: string;
-  /** Re-cuts this item's result so that the item serializes to at most `maxBytes`. */
-  recut?: (maxBytes: number) => Serialized<BatchItem>;
+  /** The item's blocks in `content` (its header, then its result's), as JSON list members, when at hand. */
+  blocksJson?: string;
+  /** Re-cuts this item's result so that its footprint ({@link itemFootprint}) is at most `maxBytes`. */
+  recut?: (maxBytes: number) => Serialized<BatchItem> & { blocksJson?: string };
   /** A cursor that fetches this item's page again, for when its result must be dropped. */
   restartCursor?: () => string | undefined;
 }
@@ -78,23 +80,23 @@ export interface FinishedBatch {
 export function finishBatch(drafts: readonly ItemDraft[], budget: number): FinishedBatch {
   const items = drafts.map((d) => d.item);
   const jsons = drafts.map((d) => d.json ?? JSON.stringify(d.item));
-  const blockJsons = items.map(entryBlocksJson);
+  const blockJsons = drafts.map((d) => d.blocksJson ?? entryBlocksJson(d.item));
   let response = assemble(items);
   let over = wireBytes(response, jsons, blockJsons) - budget;
-  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item)) => {
+  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item), itemBlocks = entryBlocksJson(item)) => {
     items[i] = item;
     jsons[i] = itemJson;
-    blockJsons[i] = entryBlocksJson(item);
+    blockJsons[i] = itemBlocks;
     response = assemble(items);
     over = wireBytes(response, jsons, blockJsons) - budget;
   };
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
     const recut = drafts[i].recut;
     if (!recut || items[i].result === undefined) continue;
-    const target = itemFootprint(items[i], jsons[i]) - over;
+    const target = footprint(i) - over;
     if (target <= 0) continue;
     const cut = recut(target);
-    replace(i, cut.value, cut.json);
+    replace(i, cut.value, cut.json, cut.blocksJson);
   }
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
     if (items[i].result === undefined) continue;
@@ -112,8 +114,12 @@ export function finishBatch(drafts: readonly ItemDraft[], budget: number): Finis
     response,
     json,
     wire: resultJson([JSON.stringify(summaryBlock(response)), ...blockJsons], json, false),
-    itemBytes: items.map((item, i) => itemFootprint(item, jsons[i])),
+    itemBytes: items.map((_, i) => footprint(i)),
   };
+
+  function footprint(i: number): number {
+    return footprintOf(items[i], jsons[i], blockJsons[i]);
+  }
 }
 
 /**
@@ -128,6 +134,11 @@ export function summaryBlock(response: BatchResponse): ContentBlock {
 /** The line that opens an entry's blocks in `content`: its index, id and status. */
 export function entryHeader(item: Pick<BatchItem, 'index' | 'id' | 'status'>): ContentBlock {
   return textBlock(`── entry ${item.index}, id ${JSON.stringify(item.id)}: ${item.status} ──`);
+}
+
+/** The JSON of an entry's header block. */
+export function entryHeaderJson(item: Pick<BatchItem, 'index' | 'id' | 'status'>): string {
+  return JSON.stringify(entryHeader(item));
 }
 
 /** An entry's blocks in `content` (its header, then its result's blocks), as JSON list members. */
@@ -153,9 +164,16 @@ export function itemShape(entry: { index: number; id: string }): AnswerShape {
 }
 
 function contentBytesOf(item: BatchItem): number {
-  // The item's comma in `results`, its summary line and comma (escaped inside the summary's
-  // text), and its header block with its comma.
-  return 1 + escapedBytes(JSON.stringify(headOf(item))) + 1 + 1 + utf8Bytes(JSON.stringify(entryHeader(item)));
+  return footprintOf(item, '', entryHeaderJson(item));
+}
+
+/**
+ * An item's bytes in the whole result, from its JSON and its blocks' (`blocksJson`: its header,
+ * then its result's blocks, comma-separated): its JSON and comma in `results`, its summary line
+ * and comma (escaped inside the summary's text), and its blocks with the comma before them.
+ */
+function footprintOf(item: BatchItem, itemJson: string, blocksJson: string): number {
+  return utf8Bytes(itemJson) + 1 + escapedBytes(JSON.stringify(headOf(item))) + 1 + 1 + utf8Bytes(blocksJson);
 }
 
 /**
@@ -163,7 +181,7 @@ function contentBytesOf(item: BatchItem): number {
  * pieces of the whole add up to at most the whole plus one comma per list.
  */
 export function itemFootprint(item: BatchItem, itemJson: string): number {
-  return utf8Bytes(itemJson) + contentBytesOf(item) + blocksBytes(modelBlocks(item.result, item.server));
+  return footprintOf(item, itemJson, entryBlocksJson(item));
 }
 
 /** UTF-8 bytes of the whole result put together from its parts (see {@link resultJson}). */

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import type { ToolResultLike } from '../../cursor/domain/bounding';
 import type { ReadAnswer } from '../batch.types';
 import { itemFootprint, itemShape } from './batch-response';
-import { boundAnswer, type AnswerShape, type CursorIssuer } from './bound-answer';
+import { boundAnswer, type AnswerShape, type Bounded, type CursorIssuer } from './bound-answer';
+import { modelBlocks } from './model-content';
 import { SINGLE_SHAPE, singleWire } from './single-answer';
 
 const issuer: CursorIssuer = { issue: (p) => `c1.${Buffer.from(JSON.stringify(p)).toString('base64url')}`, ttlSeconds: 900 };
@@ -19,9 +20,10 @@ const results: Record<string, ToolResultLike> = {
 };
 
 /** Bytes the answer takes on the wire: the whole result for the single call, the item's footprint in a batch. */
-function wireBytes(shapeName: string, json: string, answer: ReadAnswer): number {
-  if (shapeName === 'single') return Buffer.byteLength(singleWire({ value: answer, json }));
-  return itemFootprint({ ...item, ...answer }, json);
+function wireBytes(shapeName: string, bounded: Bounded): number {
+  assert.deepEqual(bounded.blockJsons, modelBlocks(bounded.value.result, bounded.value.server).map((b) => JSON.stringify(b)));
+  if (shapeName === 'single') return Buffer.byteLength(singleWire(bounded));
+  return itemFootprint({ ...item, ...bounded.value }, bounded.json);
 }
 
 test('an answer comes with its envelope\'s JSON, and all it sends is within the budget', () => {
@@ -33,13 +35,13 @@ test('an answer comes with its envelope\'s JSON, and all it sends is within the 
         const what = `${shapeName} ${resultName} ${budget.maxBytes}/${budget.maxItems}`;
         assert.ok(bounded, what);
         assert.equal(bounded.json, JSON.stringify(shape.envelope(bounded.value)), what);
-        assert.ok(wireBytes(shapeName, bounded.json, bounded.value) <= budget.maxBytes, what);
+        assert.ok(wireBytes(shapeName, bounded) <= budget.maxBytes, what);
         if (bounded.value.next_cursor !== undefined) {
           const position = JSON.parse(Buffer.from(bounded.value.next_cursor.slice(3), 'base64url').toString()) as never;
           const next = boundAnswer({ base, result, from: position }, budget, shape, issuer);
           assert.ok(next, what);
           assert.equal(next.json, JSON.stringify(shape.envelope(next.value)), `${what}, resumed`);
-          assert.ok(wireBytes(shapeName, next.json, next.value) <= budget.maxBytes, `${what}, resumed`);
+          assert.ok(wireBytes(shapeName, next) <= budget.maxBytes, `${what}, resumed`);
         }
       }
     }

@@ -1,7 +1,7 @@
 import { boundResult, type Budget, type Position, type ToolResultLike } from '../../cursor/domain/bounding';
 import type { Bounds, Envelope, ReadAnswer, Serialized } from '../batch.types';
-import { itemShape, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
-import { blocksBytes, modelBlocks } from './model-content';
+import { entryHeaderJson, itemShape, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { escapedBytes, modelBlocks } from './model-content';
 
 /** Room held for a cursor while a page is sized; the real cursor is then measured. */
 const CURSOR_RESERVE_CHARS = 400;
@@ -24,9 +24,18 @@ export interface AnswerShape {
   /**
    * UTF-8 bytes the answer adds to the whole result beside its envelope's JSON and the blocks of
    * its result (`blocksBytes(modelBlocks(...))`): its envelope block, headers, framing. Given the
-   * answer with or without `result`; never less for longer field values.
+   * answer with or without `result` (the same either way). Fields a cut adds appear there as
+   * their JSON inside one JSON string (escaped once), no more.
    */
   contentBytes(answer: ReadAnswer): number;
+}
+
+/**
+ * A bounded answer: its envelope's JSON, and the JSON of each of its result's model blocks
+ * (`modelBlocks`), as measured, for the wire to reuse.
+ */
+export interface Bounded extends Serialized<ReadAnswer> {
+  blockJsons: readonly string[];
 }
 
 /** Issues a signed cursor for a position of this page's call; the TTL is what the answer reports. */
@@ -42,7 +51,7 @@ export interface CursorIssuer {
  * still over, the page is re-cut with the overshoot removed. Returns the answer with the JSON of its
  * envelope, which was measured and is reused as is; undefined when no page fits.
  */
-export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer): Serialized<ReadAnswer> | undefined {
+export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer): Bounded | undefined {
   const { base, result, from } = page;
   const { envelope } = shape;
   // An answer is `base`, then `result`, then a cut's fields, and an envelope adds its fields before
@@ -53,26 +62,29 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
   const open = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}"result":`;
   // Sized with a reserved cursor of CURSOR_RESERVE_CHARS ASCII characters: an empty one plus them.
   // The content side holds the same fields but the result once more (the envelope block): sized
-  // with the same reserved cursor. A cursor is ASCII and never escaped, so it costs its length.
-  const reserved = cutFields(budget, 'bytes', 'x'.repeat(CURSOR_RESERVE_CHARS), Number.MAX_SAFE_INTEGER);
-  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes({ ...base, ...reserved });
-  let measured: { candidate: ToolResultLike; json: string } | undefined;
+  // with room for the widest cut's fields.
+  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes(base) + CUT_CONTENT_RESERVE_BYTES;
+  let measured: { candidate: ToolResultLike; json: string; blockJsons: string[]; size: number } | undefined;
   const sizeOf = (candidate: ToolResultLike): number => {
     const json = JSON.stringify(candidate);
-    measured = { candidate, json };
-    return frameBytes + utf8Bytes(json) + blocksBytes(modelBlocks(candidate, base.server));
+    const blockJsons = blockJsonsOf(candidate, base.server);
+    const size = frameBytes + utf8Bytes(json) + listBytes(blockJsons);
+    measured = { candidate, json, blockJsons, size };
+    return size;
   };
-  const wholeBytes = (answer: Serialized<ReadAnswer>): number =>
-    utf8Bytes(answer.json) + shape.contentBytes(answer.value) + blocksBytes(modelBlocks(answer.value.result, base.server));
-  const serialize = (answer: ReadAnswer, tail: string): Serialized<ReadAnswer> => {
-    const resultJson = measured !== undefined && measured.candidate === answer.result ? measured.json : JSON.stringify(answer.result);
-    return { value: answer, json: `${open}${resultJson}${tail}` };
+  const wholeBytes = (answer: Bounded): number => utf8Bytes(answer.json) + shape.contentBytes(answer.value) + listBytes(answer.blockJsons);
+  const serialize = (answer: ReadAnswer, tail: string): Bounded => {
+    const reuse = measured !== undefined && measured.candidate === answer.result ? measured : undefined;
+    const resultJson = reuse ? reuse.json : JSON.stringify(answer.result);
+    return { value: answer, json: `${open}${resultJson}${tail}`, blockJsons: reuse ? reuse.blockJsons : blockJsonsOf(answer.result, base.server) };
   };
   let maxBytes = budget.maxBytes;
   for (let attempt = 0; attempt < 4; attempt++) {
     const outcome = boundResult(result, { maxBytes, maxItems: budget.maxItems }, from, sizeOf);
     if (!outcome.truncated) {
       const whole = serialize({ ...base, result: outcome.result }, '}');
+      // Its measure held a reserved cut it does not carry, so a measure within the budget is enough.
+      if (measured?.candidate === outcome.result && measured.size <= budget.maxBytes) return whole;
       if (wholeBytes(whole) <= budget.maxBytes) return whole;
     }
     const cursor = outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
@@ -85,6 +97,17 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
     maxBytes -= overshoot;
   }
   return undefined;
+}
+
+function blockJsonsOf(result: ToolResultLike | undefined, server: string | null): string[] {
+  return modelBlocks(result, server).map((block) => JSON.stringify(block));
+}
+
+/** UTF-8 bytes of JSON list members: each one's JSON and the comma before it. */
+function listBytes(jsons: readonly string[]): number {
+  let total = 0;
+  for (const json of jsons) total += 1 + utf8Bytes(json);
+  return total;
 }
 
 /** What a cut adds to an answer after its `result` (DESIGN §6). */
@@ -100,6 +123,20 @@ function tailOf(fields: CutFields): string {
   return `,${JSON.stringify(fields).slice(1)}`;
 }
 
+/**
+ * The most a cut's fields add to the content side (see AnswerShape.contentBytes): the widest cut,
+ * with a reserved cursor, escaped once. Computed once: sizing every answer's frame with a
+ * serialized 400-character cursor cost several times the rest of a small answer.
+ */
+const CUT_CONTENT_RESERVE_BYTES = escapedBytes(
+  tailOf({
+    truncated: true,
+    bounds: { reason: 'backend_cursor', item_limit: Number.MAX_SAFE_INTEGER, byte_limit: Number.MAX_SAFE_INTEGER, resumable: false },
+    next_cursor: 'x'.repeat(CURSOR_RESERVE_CHARS),
+    cursor_expires_in_seconds: Number.MAX_SAFE_INTEGER,
+  }),
+);
+
 /** The `response_too_large` answer for a page that cannot be cut to any budget. */
 export type TooLarge = (page: Page) => ReadAnswer;
 
@@ -110,16 +147,20 @@ export type TooLarge = (page: Page) => ReadAnswer;
 export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
   const shape = itemShape(entry);
   const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
-  const cut = (maxBytes: number): Serialized<BatchItem> => {
+  const cut = (maxBytes: number): Serialized<BatchItem> & { blocksJson: string } => {
     const bounded = boundAnswer(page, { ...budget, maxBytes }, shape, cursors);
-    if (bounded) return { value: envelope(bounded.value), json: bounded.json };
+    if (bounded) {
+      const item = envelope(bounded.value);
+      return { value: item, json: bounded.json, blocksJson: [entryHeaderJson(item), ...bounded.blockJsons].join(',') };
+    }
     const item = envelope(tooLarge(page));
-    return { value: item, json: JSON.stringify(item) };
+    return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item) };
   };
   const first = cut(budget.maxBytes);
   return {
     item: first.value,
     json: first.json,
+    blocksJson: first.blocksJson,
     recut: cut,
     restartCursor: () => (page.from ? cursors.issue(page.from) : undefined),
   };

@@ -1,7 +1,7 @@
 import type { RouterErrorCode } from '../../common/router-error';
 import type { ReadAnswer, Serialized } from '../batch.types';
-import type { AnswerShape } from './bound-answer';
-import { modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
+import type { AnswerShape, Bounded } from './bound-answer';
+import { RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
 
 /**
  * The single call's structured answer (DESIGN §1): the batch item's fields without index and id,
@@ -39,12 +39,11 @@ export function singleFailure(answer: ReadAnswer, code: RouterErrorCode): Serial
 }
 
 /**
- * The whole `tools/call` result of a single call that has a result, from its answer and the JSON
- * of its envelope (measured by bounding, reused as is).
+ * The whole `tools/call` result of a single call that has a result, from its bounded answer: the
+ * JSON of its envelope and of its blocks, as bounding measured them, reused as is.
  */
-export function singleWire(answer: Serialized<ReadAnswer>): string {
-  const blocks = [headBlock(answer.value), ...modelBlocks(answer.value.result, answer.value.server)];
-  return resultJson(blocks.map((b) => JSON.stringify(b)), answer.json, false);
+export function singleWire(answer: Bounded): string {
+  return resultJson([JSON.stringify(headBlock(answer.value)), ...answer.blockJsons], answer.json, false);
 }
 
 /**
