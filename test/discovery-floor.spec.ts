@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { searchTools } from '../src/registry/domain/ranking';
+import { loadLexicon } from '../src/registry/lexicon';
 import { buildToolIndex } from '../src/registry/domain/tool-index';
 import { loadDiscoverySet, scorePart, toolKey, type DiscoverySetName } from './support/discovery-sets';
 
@@ -17,10 +18,13 @@ const FLOORS: Record<DiscoverySetName, { recallAt5: number; mrrAt10: number }> =
   metatool: { recallAt5: 0.6, mrrAt10: 0.49 },
 };
 
+// The ranking as the router runs it: with the offline lexicon.
+const lexicon = loadLexicon();
+
 for (const name of Object.keys(FLOORS) as DiscoverySetName[]) {
   test(`find_tool ranking holds its floor on the ${name} test part`, { timeout: 120_000 }, () => {
     const set = loadDiscoverySet(name);
-    const index = buildToolIndex(set.tools);
+    const index = buildToolIndex(set.tools, { lexicon });
     const score = scorePart(
       set.queries.test,
       (query, topK) => searchTools(index, query, { topK }).map((h) => toolKey(h.tool.backend, h.tool.name)),

@@ -65,7 +65,7 @@ export class FindToolService {
    * the caller has no tool of is refused with the servers it has; a configured backend that has
    * not delivered a catalog yet answers no hits and says so.
    */
-  find(q: FindToolQuery, principal: Principal): FindOutcome {
+  async find(q: FindToolQuery, principal: Principal): Promise<FindOutcome> {
     const visible = (tool: CatalogTool) => this.access.mayCallTool(principal, tool);
     const states = this.backends.states();
     if (q.server !== undefined && !this.registry.toolsOf(q.server).some(visible)) {
@@ -75,7 +75,7 @@ export class FindToolService {
       }
       return { ok: false, message: unknownServerMessage(this.servers(visible).filter((s) => s.tools > 0).map((s) => s.name)) };
     }
-    const found = this.registry.search(q.query, q.topK, q.server, visible);
+    const found = await this.registry.search(q.query, q.topK, q.server, visible);
     // A score of 0 is a browse: the query had no word to search by. Anything above matched.
     if (found.some((h) => h.score > 0)) return { ok: true, answer: { hits: found.map((h) => this.hit(h.tool, h.score, q.includeSchema)) } };
     const servers = this.servers(visible);
@@ -84,7 +84,7 @@ export class FindToolService {
       const notConnected = states.filter((s) => s.status !== 'up' && (q.server === undefined || s.name === q.server));
       return { ok: true, answer: { hits: [], note: emptyCatalogNote(notConnected), servers: notConnected.map((s) => serverSummary(s, [])) } };
     }
-    const closest = found.length > 0 ? found : this.registry.search('', q.topK, q.server, visible);
+    const closest = found.length > 0 ? found : await this.registry.search('', q.topK, q.server, visible);
     return {
       ok: true,
       answer: { hits: closest.map((h) => this.hit(h.tool, h.score, q.includeSchema)), note: NO_MATCH_NOTE, servers: servers.filter((s) => s.tools > 0) },

@@ -124,7 +124,7 @@ export class McpService {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);
         if (!input.ok) return refusalResult(refusal('invalid_arguments', input.message));
-        const outcome = this.finder.find(input.query, principal);
+        const outcome = await this.finder.find(input.query, principal);
         return outcome.ok ? findToolResult(outcome.answer) : refusalResult(refusal('invalid_arguments', outcome.message));
       }
       case INVOKE_READ_TOOL:

@@ -64,6 +64,8 @@ const FUZZY_LONG_LENGTH = 8;
 const PREFIX_MIN_LENGTH = 3;
 const FUZZY_WEIGHT = 0.45;
 const PREFIX_WEIGHT = 0.375;
+/** Query words whose expansions are kept; past this the cache starts again (a few MB at most). */
+const MAX_CACHED_WORDS = 20_000;
 /** Corrections kept per word, the closest first: a word matching hundreds of terms says little. */
 const MAX_CORRECTIONS = 8;
 
@@ -103,12 +105,14 @@ function browse(state: IndexState, topK: number, opts: SearchToolsOptions): Rank
 }
 
 function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts: SearchToolsOptions): RankedMatches {
-  const scores = scoreTerms(state, terms, opts.backend);
+  const { docs, scores } = scoreTerms(state, terms, opts.backend);
   // Only a candidate that would enter the top k is shown to the caller's filter: at 10,000 tools
   // thousands match a common word, and the filter runs once per candidate that could be kept.
   const best: RankedDoc[] = [];
   let matches = 0;
-  for (const [doc, raw] of scores) {
+  for (let i = 0; i < docs.length; i += 1) {
+    const doc = docs[i];
+    const raw = scores[i];
     const score = Math.round((doc.deprecated ? raw * DEPRECATED_FACTOR : raw) * 1e4) / 1e4;
     if (score <= 0) continue;
     const ranked = { doc, score };
@@ -123,36 +127,76 @@ function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts
   return { hits: best.map(({ doc, score }) => ({ tool: doc.tool, score })), complete: matches <= topK };
 }
 
-/** Each matching tool's BM25F score over the query's terms (and what they stand for). */
-function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: string | undefined): Map<IndexedTool, number> {
-  const scores = new Map<IndexedTool, number>();
+/**
+ * A term's postings as the ranking reads them: the tools holding it and, for each, its BM25F
+ * contribution at weight 1 (idf × saturated field-weighted frequency). Computed once per term
+ * and catalog version, so a query costs one multiply-add per matching tool and stand-in.
+ */
+interface CompiledPostings {
+  readonly docs: readonly IndexedTool[];
+  readonly values: Float64Array;
+}
+
+function compiledPostings(state: IndexState, term: string): CompiledPostings | undefined {
+  const cached = state.compiled.get(term) as CompiledPostings | undefined;
+  if (cached !== undefined) return cached;
+  const holders = state.postings.get(term);
+  if (holders === undefined) return undefined;
   const total = state.byId.size;
-  if (total === 0) return scores;
   const averages = state.fieldTotals.map((sum) => Math.max(sum / total, 1));
+  const idf = Math.log(1 + (total - holders.size + 0.5) / (holders.size + 0.5));
+  const docs = [...holders];
+  const values = new Float64Array(docs.length);
+  docs.forEach((doc, i) => {
+    const counts = doc.counts.get(term) ?? [];
+    let tf = 0;
+    for (let field = 0; field < counts.length; field += 1) {
+      if (counts[field] === 0) continue;
+      tf += (WEIGHTS[field] * counts[field]) / (1 - NORMS[field] + (NORMS[field] * doc.lengths[field]) / averages[field]);
+    }
+    values[i] = (idf * tf) / (K1 + tf);
+  });
+  const compiled = { docs, values };
+  state.compiled.set(term, compiled);
+  return compiled;
+}
+
+/**
+ * Each matching tool's BM25F score over the query's terms (and what they stand for), as two
+ * parallel lists. Scores accumulate in arrays indexed by the tools' slots rather than in maps:
+ * a common word matches thousands of tools in a large catalog.
+ */
+function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: string | undefined): { docs: IndexedTool[]; scores: number[] } {
+  const totals = new Float64Array(state.slotCount);
+  const best = new Float64Array(state.slotCount);
+  const matched: IndexedTool[] = [];
   for (const { term: word, word: written, weight: wordWeight } of terms) {
     // A word's contribution to a tool is its best-matching stand-in, not their sum: a tool holding
     // three near-spellings of one word has not matched three words.
-    const contribution = new Map<IndexedTool, number>();
+    const touched: IndexedTool[] = [];
     for (const { term, weight } of expansionsOf(state, word, written)) {
-      const holders = state.postings.get(term);
-      if (holders === undefined) continue;
-      const idf = Math.log(1 + (total - holders.size + 0.5) / (holders.size + 0.5));
-      for (const doc of holders) {
+      const postings = compiledPostings(state, term);
+      if (postings === undefined) continue;
+      const factor = wordWeight * weight;
+      const { docs, values } = postings;
+      for (let i = 0; i < docs.length; i += 1) {
+        const doc = docs[i];
         if (backend !== undefined && doc.tool.backend !== backend) continue;
-        const counts = doc.counts.get(term);
-        if (counts === undefined) continue;
-        let tf = 0;
-        for (let field = 0; field < counts.length; field += 1) {
-          if (counts[field] === 0) continue;
-          tf += (WEIGHTS[field] * counts[field]) / (1 - NORMS[field] + (NORMS[field] * doc.lengths[field]) / averages[field]);
-        }
-        const value = (wordWeight * weight * idf * tf) / (K1 + tf);
-        if (value > (contribution.get(doc) ?? 0)) contribution.set(doc, value);
+        const value = factor * values[i];
+        if (!(value > 0)) continue;
+        const slot = doc.slot;
+        if (best[slot] === 0) touched.push(doc);
+        if (value > best[slot]) best[slot] = value;
       }
     }
-    for (const [doc, value] of contribution) scores.set(doc, (scores.get(doc) ?? 0) + value);
+    for (const doc of touched) {
+      const slot = doc.slot;
+      if (totals[slot] === 0) matched.push(doc);
+      totals[slot] += best[slot];
+      best[slot] = 0;
+    }
   }
-  return scores;
+  return { docs: matched, scores: matched.map((doc) => totals[doc.slot]) };
 }
 
 /**
@@ -176,6 +220,8 @@ function expansionsOf(state: IndexState, term: string, written: string | undefin
       wordVectors: () => (state.wordVectors ??= catalogWordVectors(lexicon, state.words.keys())),
     }));
   }
+  // Words are the caller's: a stream of made-up ones must not grow the cache without bound.
+  if (state.expansions.size >= MAX_CACHED_WORDS) state.expansions.clear();
   state.expansions.set(key, expansions);
   return expansions;
 }

@@ -17,7 +17,7 @@ const DERIVATION_WEIGHT = 0.3;
 const NEIGHBOUR_WEIGHT = 0.4;
 /** Vector neighbours: at most this many, and only this similar or more. */
 const NEIGHBOURS = 5;
-const MIN_COSINE = 0.6;
+const MIN_COSINE = 0.5;
 
 /** What related terms are looked for among: the catalog's terms and its plain words. */
 export interface CatalogWords {

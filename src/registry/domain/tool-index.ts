@@ -39,6 +39,8 @@ export interface IndexedTool {
   readonly deprecated: boolean;
   /** The plain words (lowercase letters only) of its text, unstemmed, each once. */
   readonly words: readonly string[];
+  /** Its place in the ranking's score arrays, unique among the indexed tools (freed ones are reused). */
+  slot: number;
 }
 
 /** The index's inside, for `ranking.ts`: nothing else looks in. */
@@ -70,6 +72,17 @@ export interface IndexState {
   readonly lexicon: Lexicon | undefined;
   /** The vectors of {@link words}, built when first needed after a change. */
   wordVectors: VocabularyVectors | undefined;
+  /** Slots of removed tools, for reuse; `slotCount` is one more than the highest slot ever given. */
+  readonly freeSlots: number[];
+  slotCount: number;
+  /**
+   * Per term, what the ranking precomputed from its postings for the current catalog (scores
+   * depend on the catalog's average field lengths and the term's document frequency). Cleared by
+   * every change.
+   */
+  readonly compiled: Map<string, unknown>;
+  /** Term normalization is the cost of indexing: each distinct token is normalized once. */
+  readonly normalized: Map<string, string | null>;
   /** Bumped by every change, so a cache of answers knows when it is stale. */
   version: number;
 }
@@ -97,7 +110,7 @@ export interface TermWeight {
 const MAX_PARAM_TEXT = 4000;
 const MAX_SCHEMA_DEPTH = 4;
 
-/** Text of every parameter name and description, nested objects and array items included. */
+/** Text of every parameter name, description and enumerated value, nested objects and array items included. */
 function collectParams(schema: unknown, names: string[], descriptions: string[], depth: number): void {
   if (depth > MAX_SCHEMA_DEPTH || !isRecord(schema)) return;
   const properties = schema['properties'];
@@ -105,6 +118,8 @@ function collectParams(schema: unknown, names: string[], descriptions: string[],
     for (const [key, value] of Object.entries(properties)) {
       names.push(key);
       if (isRecord(value) && typeof value['description'] === 'string') descriptions.push(value['description']);
+      // The values a parameter accepts are the words of what the tool handles ("celsius", "pdf").
+      if (isRecord(value) && Array.isArray(value['enum'])) descriptions.push(value['enum'].filter((v) => typeof v === 'string').join(' '));
       collectParams(value, names, descriptions, depth + 1);
     }
   }
@@ -143,7 +158,20 @@ function fieldTexts(tool: CatalogTool): string[] {
 
 const PLAIN_WORD = /^[a-z]{2,}$/;
 
-function toIndexed(id: string, tool: CatalogTool): IndexedTool {
+/** Distinct tokens whose normalization is remembered; past this the memo starts again. */
+const MAX_MEMO = 100_000;
+
+function normalizeMemo(memo: Map<string, string | null>, token: string): string | null {
+  let term = memo.get(token);
+  if (term === undefined) {
+    if (memo.size >= MAX_MEMO) memo.clear();
+    term = normalizeTerm(token);
+    memo.set(token, term);
+  }
+  return term;
+}
+
+function toIndexed(id: string, tool: CatalogTool, memo: Map<string, string | null>): IndexedTool {
   const text = fieldTexts(tool);
   const counts = new Map<string, number[]>();
   const lengths: number[] = [];
@@ -151,7 +179,7 @@ function toIndexed(id: string, tool: CatalogTool): IndexedTool {
   for (let field = 0; field < FIELD_COUNT; field += 1) {
     let length = 0;
     for (const token of tokenize(text[field])) {
-      const term = normalizeTerm(token);
+      const term = normalizeMemo(memo, token);
       if (term === null) continue;
       if (PLAIN_WORD.test(token)) words.add(token);
       length += 1;
@@ -164,7 +192,7 @@ function toIndexed(id: string, tool: CatalogTool): IndexedTool {
     }
     lengths.push(length);
   }
-  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), words: [...words] };
+  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), words: [...words], slot: -1 };
 }
 
 /**
@@ -190,6 +218,10 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     vocabulary: undefined,
     lexicon: options.lexicon,
     wordVectors: undefined,
+    freeSlots: [],
+    slotCount: 0,
+    compiled: new Map(),
+    normalized: new Map(),
     version: 0,
   };
   const index = state as unknown as ToolIndex;
@@ -231,7 +263,7 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   }
   for (const tool of next.values()) {
     const id = toolId(tool);
-    if (!state.byId.has(id)) addDoc(state, toIndexed(id, tool));
+    if (!state.byId.has(id)) addDoc(state, toIndexed(id, tool, state.normalized));
   }
 
   const sorted = [...next.values()].sort(compareNames);
@@ -243,10 +275,12 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   state.expansions.clear();
   state.vocabulary = undefined;
   state.wordVectors = undefined;
+  state.compiled.clear();
   state.version += 1;
 }
 
 function addDoc(state: IndexState, doc: IndexedTool): void {
+  doc.slot = state.freeSlots.pop() ?? state.slotCount++;
   state.byId.set(doc.id, doc);
   for (let field = 0; field < FIELD_COUNT; field += 1) state.fieldTotals[field] += doc.lengths[field];
   for (const word of doc.words) state.words.set(word, (state.words.get(word) ?? 0) + 1);
@@ -258,6 +292,7 @@ function addDoc(state: IndexState, doc: IndexedTool): void {
 }
 
 function removeDoc(state: IndexState, doc: IndexedTool): void {
+  state.freeSlots.push(doc.slot);
   state.byId.delete(doc.id);
   for (let field = 0; field < FIELD_COUNT; field += 1) state.fieldTotals[field] -= doc.lengths[field];
   for (const word of doc.words) {
