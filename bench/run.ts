@@ -54,13 +54,17 @@ const ONLY = new Set((process.env.BENCH_ONLY ?? 'ceiling,batch,find,embeddings,h
 const ROOT = resolve(__dirname, '..', '..');
 const OUT = resolve(__dirname);
 
-/** Issue 5's targets on this 2-core machine. */
+/**
+ * Targets on this 2-core machine: issue 5's, and issue 10's budget for the ranking with every
+ * signal that is on by default (the offline lexicon included), in process.
+ */
 const TARGETS = {
   singleCallsPerSecond: 2500,
   addedP99Ms: 5,
   routerCpuPerCallUs: 250,
   routerCpuPerBatchEntryUs: 60,
   findToolP99Ms: 2,
+  findToolInProcessP99Ms: 10,
 };
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -296,6 +300,7 @@ async function findTool(): Promise<void> {
   results.targets = {
     ...(results.targets as object),
     findToolP99Ms: { target: TARGETS.findToolP99Ms, measured: rows[10_000].firstSeenP99, repeated: rows[10_000].e2eP99, inProcess: rows[10_000].searchP99, met: rows[10_000].firstSeenP99 <= TARGETS.findToolP99Ms },
+    findToolInProcessP99Ms: { target: TARGETS.findToolInProcessP99Ms, measured: rows[10_000].searchP99, met: rows[10_000].searchP99 <= TARGETS.findToolInProcessP99Ms },
   };
 }
 
@@ -314,8 +319,9 @@ async function findToolWithEmbeddings(): Promise<void> {
   Logger.overrideLogger(['error']);
   const endpoint = await startEmbeddingsServer('ok', { dimensions: 768 });
   const embeddings = new EmbeddingsService({ embeddings: { url: endpoint.url, model: 'bench', headers: {}, timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 64 } });
-  const lexicalOnly = new RegistryService(new EmbeddingsService({}));
-  const registry = new RegistryService(embeddings);
+  const lexicon = loadLexicon();
+  const lexicalOnly = new RegistryService(new EmbeddingsService({}), lexicon);
+  const registry = new RegistryService(embeddings, lexicon);
   const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
   lexicalOnly.replaceTools('synthetic', catalog);
   let t = performance.now();
@@ -590,6 +596,7 @@ function targetsTable(): void {
   line('router CPU per single call', 'routerCpuPerCallUs', 'µs');
   line('router CPU per batch entry', 'routerCpuPerBatchEntryUs', 'µs');
   line('find_tool p99 at 10,000 tools (HTTP, 1 conn, first-seen queries)', 'findToolP99Ms', 'ms', 2);
+  line('find_tool p99 at 10,000 tools, in process, every default signal', 'findToolInProcessP99Ms', 'ms', 2);
   if (t.noHeapGrowth) say(`| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`);
   say();
 }
