@@ -2,6 +2,10 @@ import type { LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './config/domain/env-settings';
+import { registerAdmission } from './mcp/admission.hook';
+import { BODIES_IN_FLIGHT, BodyBudget } from './mcp/domain/body-budget';
+import { McpService } from './mcp/mcp.service';
 import type { LogLevel, RouterConfig } from './config/config.types';
 import { CorrelatedLogger } from './lifecycle/correlated-logger';
 import { registerDrainHook } from './lifecycle/drain.hook';
@@ -9,6 +13,11 @@ import { LifecycleService } from './lifecycle/lifecycle.service';
 import { registerRequestContext } from './lifecycle/request-context.hook';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
+
+/** The headers of a request must arrive within this (or the request timeout, if shorter). */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node looks for requests past their timeouts (its default, 30 s, would stretch a 1 s bound to 31 s). */
+const CONNECTIONS_CHECK_MS = 500;
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
@@ -27,7 +36,14 @@ export function nestLevels(level: LogLevel): NestLogLevel[] {
  * race the drain.
  */
 export async function createApp(config: RouterConfig): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes });
+  const requestTimeout = config.http.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    // Node's defaults as Fastify sets them never time out a slow body (requestTimeout 0): bound the
+    // time to receive headers and body, and check it often enough that the bound is what it says.
+    requestTimeout,
+    http: { headersTimeout: Math.min(requestTimeout, HEADERS_TIMEOUT_MS), connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+  });
   adapter.getInstance().removeContentTypeParser(['application/json']);
   adapter.getInstance().addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   const logger = new CorrelatedLogger({ json: true, logLevels: nestLevels(config.logLevel), colors: false });
@@ -37,5 +53,8 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   registerRequestContext(adapter.getInstance());
   registerHttpMetrics(adapter.getInstance(), app.get(MetricsService));
   registerDrainHook(adapter.getInstance(), app.get(LifecycleService));
+  // After the drain hook: a draining router refuses before it authenticates anyone.
+  const budget = new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes);
+  registerAdmission(adapter.getInstance(), app.get(McpService), config.http.bodyLimitBytes, budget);
   return app;
 }

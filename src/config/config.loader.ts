@@ -55,6 +55,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
       host: settings.host,
       port: settings.port,
       bodyLimitBytes: settings.bodyLimitBytes,
+      requestTimeoutMs: settings.requestTimeoutMs,
       allowedHosts: settings.allowedHosts,
       allowedOrigins: settings.allowedOrigins,
       ...(settings.metricsPort !== undefined ? { metricsPort: settings.metricsPort } : {}),
