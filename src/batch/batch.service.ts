@@ -12,6 +12,7 @@ import { CursorService, type CursorBinding } from '../cursor/cursor.service';
 import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { GateService } from '../gate/gate.service';
+import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
@@ -72,6 +73,7 @@ export class BatchService {
     private readonly metrics: MetricsService,
     private readonly access: AccessService,
     private readonly audit: AuditService,
+    private readonly lifecycle: LifecycleService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
   ) {
@@ -118,7 +120,9 @@ export class BatchService {
       const dispatched: Dispatched =
         entry.idError !== undefined
           ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)), argsDigest: null }
-          : await this.dispatch(entry.call, principal);
+          : this.lifecycle.stopSignal.aborted
+            ? { answer: failure(entry.name, null, notDispatched()), argsDigest: null }
+            : await this.dispatch(entry.call, principal);
       drafts.push(
         dispatched.page
           ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page), tooLarge)
@@ -170,7 +174,7 @@ export class BatchService {
       }
       from = checkedCursor.position;
     }
-    const outcome = await this.callBackend(tool.backend, tool.name, args, principal.id);
+    const outcome = await this.unlessStopped(this.callBackend(tool.backend, tool.name, args, principal.id));
     if (outcome instanceof RouterError) return answer(tool.name, tool.backend, outcome);
     return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding }, argsDigest: digest };
   }
@@ -196,6 +200,25 @@ export class BatchService {
     }
     this.metrics.observeBackendCall(backend, outcome instanceof RouterError ? 'error' : 'ok', (performance.now() - started) / 1000);
     return outcome;
+  }
+
+  /**
+   * The call's outcome, or `shutting_down` as soon as the drain deadline passes (issue 12): the
+   * caller gets its answer now, and the backend call left behind ends when the backends close.
+   */
+  private async unlessStopped(call: Promise<ToolResultLike | RouterError>): Promise<ToolResultLike | RouterError> {
+    const signal = this.lifecycle.stopSignal;
+    if (signal.aborted) return notDispatched();
+    let onStop: () => void = () => undefined;
+    const stopped = new Promise<RouterError>((resolve) => {
+      onStop = () => resolve(new RouterError('shutting_down', 'router shutting down: the call was stopped at the drain deadline'));
+      signal.addEventListener('abort', onStop, { once: true });
+    });
+    try {
+      return await Promise.race([call, stopped]);
+    } finally {
+      signal.removeEventListener('abort', onStop);
+    }
   }
 
   /** Cuts a page to its budget, issuing cursors bound to the page's call. */
@@ -242,6 +265,10 @@ export class BatchService {
 /** The metric label of a rate-limit bucket: `global`, `principal`, or the backend's own name. */
 function bucketLabel(bucket: RateLimitBucket, backend: string): string {
   return bucket === 'backend' ? backend : bucket;
+}
+
+function notDispatched(): RouterError {
+  return new RouterError('shutting_down', 'router shutting down: the call was not dispatched');
 }
 
 function tooLarge(page: PageToBound): ReadAnswer {

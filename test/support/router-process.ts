@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitFor } from './backend-processes';
+import { ROOT, tempDir } from './router';
+
+/** One JSON log line of the router. */
+export interface LogLine {
+  level: string;
+  message: unknown;
+  context?: string;
+  requestId?: string;
+  [field: string]: unknown;
+}
+
+/** A log line's `msg` (structured message) or its text. */
+export const msgOf = (line: LogLine): unknown =>
+  typeof line.message === 'object' && line.message !== null ? (line.message as { msg?: string }).msg : line.message;
+
+/** The built router (`node dist/src/main.js`) as its own process, as an operator runs it. */
+export interface RouterProcess {
+  child: ChildProcess;
+  logs: LogLine[];
+  /** stderr and any stdout line that is not JSON. */
+  other(): string;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  /** Resolves with the /mcp URL once "router listening" is logged; rejects if the process exits first. */
+  listening(ms?: number): Promise<string>;
+  /** SIGKILL if still running (cleanup after a failed assertion). */
+  kill(): void;
+}
+
+/** Starts the router on port 0 with `configYaml` as its config file and `env` added. */
+export function spawnRouter(configYaml: string, env: Record<string, string> = {}): RouterProcess {
+  const configFile = join(tempDir(), 'router.yaml');
+  writeFileSync(configFile, configYaml);
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CENTRALMCP_ROUTER_CONFIG: configFile,
+      CENTRALMCP_ROUTER_PORT: '0',
+      CENTRALMCP_ROUTER_LOG_LEVEL: 'debug',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const logs: LogLine[] = [];
+  let other = '';
+  let pending = '';
+  child.stderr!.on('data', (chunk: Buffer) => (other += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        logs.push(JSON.parse(line) as LogLine);
+      } catch {
+        other += line + '\n';
+      }
+    }
+  });
+  return {
+    child,
+    logs,
+    other: () => other,
+    exited,
+    async listening(ms = 30_000) {
+      await waitFor(() => logs.some((l) => msgOf(l) === 'router listening') || child.exitCode !== null, ms, 'router listening');
+      const line = logs.find((l) => msgOf(l) === 'router listening');
+      if (!line) throw new Error(`router exited before listening: ${other}`);
+      return (line.message as { url: string }).url;
+    },
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** A stdio backend entry of a router YAML config. */
+export function stdioBackendYaml(name: string, script: string, args: string[], extra: Record<string, string | number | boolean> = {}): string[] {
+  return [
+    `  ${name}:`,
+    '    transport: stdio',
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${[script, ...args].map((a) => JSON.stringify(a)).join(', ')}]`,
+    ...Object.entries(extra).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`),
+  ];
+}
