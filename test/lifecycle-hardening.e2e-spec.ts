@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { livingInGroup, waitFor } from './support/backend-processes';
@@ -8,7 +9,8 @@ import { tempDir } from './support/router';
 
 /**
  * The router as an operator runs it (issue 12): the built `main.js` in its own process, real
- * signals, real backends. The drain deadline is kept (item 3).
+ * signals, real backends. The drain deadline is kept (item 3); the router listens before its
+ * backends connect (item 4) and says plainly when it cannot listen (item 8).
  */
 
 const started: RouterProcess[] = [];
@@ -72,6 +74,62 @@ describe('drain deadline', () => {
     const messages = router.logs.map(msgOf);
     for (const expected of ['drain deadline passed: stopping the calls in flight', 'drained: stopped calls answered', 'stopped']) {
       assert.ok(messages.includes(expected), `${expected} in ${JSON.stringify(messages)}`);
+    }
+  });
+});
+
+describe('boot', () => {
+  test('the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing', { timeout: 90_000 }, async () => {
+    const router = spawnRouter(
+      [
+        'backends:',
+        ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']),
+        // Reads its input and never answers `initialize`.
+        ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 60_000 }),
+        '',
+      ].join('\n'),
+    );
+    started.push(router);
+    const base = (await router.listening()).replace(/\/mcp$/, '');
+    assert.equal((await fetch(`${base}/health/live`)).status, 200);
+    // Readiness waits for the required backend only; meanwhile the mute one is still connecting.
+    let ready = await fetch(`${base}/health/ready`);
+    for (let i = 0; ready.status !== 200 && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = await fetch(`${base}/health/ready`);
+    }
+    const body = (await ready.json()) as { info: Record<string, { state?: string }> };
+    assert.equal(ready.status, 200, JSON.stringify(body));
+    assert.equal(body.info['backend:fast'].state, 'up');
+    assert.equal(body.info['backend:mute'].state, 'connecting', 'the optional backend is still within its first attempt');
+    assert.equal((await fetch(`${base}/health/live`)).status, 200);
+    router.child.kill('SIGTERM');
+    const [code] = await router.exited;
+    assert.equal(code, 0, router.other());
+  });
+
+  test('a port already in use: one JSON line naming the address, exit 78, no backend spawned', { timeout: 60_000 }, async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const counts = join(tempDir('centralmcp-port-'), 'never.counts');
+      const router = spawnRouter(['backends:', ...stdioBackendYaml('never', FAULT_SERVER, ['--name', 'never', '--count-file', counts]), ''].join('\n'), {
+        CENTRALMCP_ROUTER_PORT: String(port),
+      });
+      started.push(router);
+      const [code] = await router.exited;
+      assert.equal(code, 78);
+      const lines = router.other().trim().split('\n');
+      assert.equal(lines.length, 1, router.other());
+      const line = JSON.parse(lines[0]) as { level: string; message: string; code: string };
+      assert.equal(line.level, 'fatal');
+      assert.equal(line.code, 'EADDRINUSE');
+      assert.match(line.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
+      assert.deepEqual(readCounts(counts), {}, 'no backend was started');
+      assert.equal(router.logs.filter((l) => l.level === 'error').length, 0, JSON.stringify(router.logs));
+    } finally {
+      blocker.close();
     }
   });
 });

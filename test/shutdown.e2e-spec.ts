@@ -89,6 +89,8 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
   assert.ok(listening, `router did not start: ${stderr}`);
   const mcpUrl = (listening.message as { url: string }).url;
   const base = mcpUrl.replace(/\/mcp$/, '');
+  // Backends connect once the router listens; readiness says when they are up.
+  await waitFor(() => logs.some((l) => msgOf(l) === 'backends started'), 30_000, 'backends started');
   assert.equal((await fetch(`${base}/health/ready`)).status, 200);
 
   backendGroups = childrenOf(router.pid!);

@@ -92,6 +92,8 @@ export class BackendConnection {
 
   /** The first connection attempt; resolves when it is up or has failed (then supervision retries). */
   start(): Promise<void> {
+    // A router stopped while still booting must not spawn anything more.
+    if (this.stopped) return Promise.resolve();
     return this.connect();
   }
 
