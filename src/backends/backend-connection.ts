@@ -64,6 +64,11 @@ export class BackendConnection {
   private attemptInFlight: Promise<void> | undefined;
   private probing = false;
   private stopped = false;
+  /** `tools/list_changed` notifications received, and how many of them the published catalog reflects. */
+  private announced = 0;
+  private reflected = 0;
+  /** Calls waiting for the catalog to reflect an announcement; each checks whether it may go on. */
+  private readonly settleWaiters = new Set<() => void>();
 
   constructor(
     readonly config: BackendConfig,
@@ -133,6 +138,31 @@ export class BackendConnection {
     }
   }
 
+  /**
+   * Undefined when the catalog reflects every `tools/list_changed` received so far (the hot path:
+   * no promise, no tick). Otherwise a promise that resolves true once the refresh that follows has
+   * been published (or the backend is no longer up: its calls fail at once then), or false when
+   * that takes longer than the backend's call timeout. Issue 12: a call must not be decided on
+   * the tools as they were before the backend announced a change.
+   */
+  toolsSettled(): Promise<boolean> | undefined {
+    if (this.reflected >= this.announced || this.status !== 'up') return undefined;
+    const target = this.announced;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.reflected < target && this.status === 'up' && !this.stopped) return;
+        clearTimeout(timer);
+        this.settleWaiters.delete(check);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.settleWaiters.delete(check);
+        resolve(false);
+      }, this.config.timeoutMs);
+      this.settleWaiters.add(check);
+    });
+  }
+
   /** Stops supervision and closes the connection; a stdio backend's process group is gone after. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -140,6 +170,7 @@ export class BackendConnection {
     this.retryTimer = undefined;
     this.refresher.stop();
     this.status = 'down';
+    this.wakeSettleWaiters();
     if (this.session) await this.closeSession(this.session, true);
     await this.attemptInFlight;
   }
@@ -175,10 +206,11 @@ export class BackendConnection {
         const calls = new HttpCallClient({ backend: this.name, url: new URL(this.config.url), headers: this.config.headers, maxResponseBytes: DEFAULT_MAX_LINE_BYTES });
         session.calls = { client: calls, transport };
       }
+      const through = this.announced;
       const tools = await listAllTools(client, remaining);
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
-      this.publish(tools);
+      this.publish(tools, through);
       this.status = 'up';
       this.upSinceMs = this.deps.now();
       this.lastError = undefined;
@@ -237,6 +269,7 @@ export class BackendConnection {
     if (this.session !== session || this.status !== 'up' || this.stopped) return;
     this.status = 'down';
     this.lastError = reason;
+    this.wakeSettleWaiters();
     this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
     // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).
     void this.closeSession(session, false);
@@ -246,6 +279,7 @@ export class BackendConnection {
 
   private onToolListChanged(session: Session): void {
     if (this.session !== session) return;
+    this.announced++;
     if (this.status === 'up') this.refresher.request();
     else session.listChangedEarly = true;
   }
@@ -267,22 +301,32 @@ export class BackendConnection {
   private async refreshCatalog(): Promise<void> {
     const session = this.session;
     if (!session || this.status !== 'up') return;
+    const through = this.announced;
     try {
       const tools = await listAllTools(session.client, () => this.config.timeoutMs);
       if (this.session !== session || this.stopped) return;
-      this.publish(tools);
+      this.publish(tools, through);
     } catch (err) {
       if (this.session !== session || this.stopped) return;
       this.logger.warn({ msg: 'tools refresh failed', backend: this.name, error: describeFailure(err) });
+      // Calls wait for the announced change (up to their timeout): try again, spaced by the runner.
+      this.refresher.request();
     }
   }
 
-  private publish(tools: readonly Tool[]): void {
+  /** Publishes a listing that began when `through` announcements had been received. */
+  private publish(tools: readonly Tool[], through: number): void {
     const catalog = toCatalogTools(this.name, tools, (reason) =>
       this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }),
     );
     this.deps.registry.replaceTools(this.name, catalog);
     this.toolCount = catalog.length;
+    this.reflected = Math.max(this.reflected, through);
+    this.wakeSettleWaiters();
+  }
+
+  private wakeSettleWaiters(): void {
+    for (const check of [...this.settleWaiters]) check();
   }
 
   private failureText(session: Session, err: unknown): string {

@@ -77,6 +77,14 @@ export class BackendsService implements OnApplicationShutdown {
     return connection.callTool(tool, args);
   }
 
+  /**
+   * Undefined when `backend`'s catalog reflects every `tools/list_changed` it announced; else a
+   * promise that resolves true once it does, false past the backend's call timeout.
+   */
+  toolsSettled(backend: string): Promise<boolean> | undefined {
+    return this.connections.get(backend)?.toolsSettled();
+  }
+
   /** Every configured backend's connection state, in configuration order. */
   states(): BackendState[] {
     return [...this.connections.values()].map((connection) => connection.state());

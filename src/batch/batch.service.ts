@@ -147,7 +147,15 @@ export class BatchService {
     const digest = argumentsDigest(args);
     const answer = (tool: string, server: string | null, err: RouterError): Dispatched => ({ answer: failure(tool, server, err), argsDigest: digest });
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
-    const resolution = this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
+    const resolve = () => this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
+    let resolution = resolve();
+    // A backend that announced a change of its tools is decided on the tools it announced (issue 12).
+    const settling = resolution.kind === 'found' ? this.backends.toolsSettled(resolution.tool.backend) : undefined;
+    if (settling && resolution.kind === 'found') {
+      const { name, backend } = resolution.tool;
+      if (!(await settling)) return answer(name, backend, new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time'));
+      resolution = resolve();
+    }
     if (resolution.kind === 'unknown') {
       return answer(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
     }
