@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { livingInGroup, waitFor } from './support/backend-processes';
+import { isAlive, livingInGroup, waitFor } from './support/backend-processes';
 import { childrenOf, FAULT_SERVER, readCounts } from './support/fault-backends';
 import { msgOf, spawnRouter, stdioBackendYaml, type RouterProcess } from './support/router-process';
 import { tempDir } from './support/router';
@@ -131,5 +131,30 @@ describe('boot', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+describe('npm start', () => {
+  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 90_000 }, async () => {
+    const router = spawnRouter(
+      ['backends:', ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']), ''].join('\n'),
+      {},
+      // --ignore-scripts: the router is built already; `prestart` would rebuild it under other tests' feet.
+      { file: 'npm', args: ['start', '--ignore-scripts', '--silent'] },
+    );
+    started.push(router);
+    await router.listening();
+    const routerPid = router.logs.find((l) => msgOf(l) === 'router listening')!.pid as number;
+    assert.notEqual(routerPid, router.child.pid, 'npm runs the router as a child');
+    await waitFor(() => childrenOf(routerPid).length === 1, 10_000, 'backend started');
+    const groups = childrenOf(routerPid);
+    router.child.kill('SIGTERM');
+    try {
+      await waitFor(() => !isAlive(routerPid), 20_000, 'the router exited');
+    } finally {
+      if (isAlive(routerPid)) process.kill(routerPid, 'SIGKILL');
+    }
+    assert.ok(router.logs.some((l) => msgOf(l) === 'stopped'), 'the router shut down cleanly');
+    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 5_000, 'every backend process group gone');
   });
 });

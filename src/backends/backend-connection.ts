@@ -57,6 +57,8 @@ export class BackendConnection {
   private restarts = 0;
   private toolCount = 0;
   private lastError: string | undefined;
+  /** The last connect failure logged at warn: the same one again goes to debug, so it is said once. */
+  private lastWarnedFailure: string | undefined;
   private session: Session | undefined;
   private upSinceMs = 0;
   private supervision = INITIAL_SUPERVISION;
@@ -214,13 +216,18 @@ export class BackendConnection {
       this.status = 'up';
       this.upSinceMs = this.deps.now();
       this.lastError = undefined;
+      this.lastWarnedFailure = undefined;
       this.logger.log({ msg: 'backend up', backend: this.name, transport: this.config.transport, tools: this.toolCount, restarts: this.restarts });
       if (session.listChangedEarly) this.refresher.request();
     } catch (err) {
       if (this.stopped || this.session !== session) return;
       this.status = 'down';
       this.lastError = this.failureText(session, err);
-      this.logger.warn({ msg: 'backend connect failed', backend: this.name, error: this.lastError });
+      const repeated = this.lastError === this.lastWarnedFailure;
+      this.lastWarnedFailure = this.lastError;
+      const line = { msg: repeated ? 'backend connect failed again' : 'backend connect failed', backend: this.name, error: this.lastError };
+      if (repeated) this.logger.debug(line);
+      else this.logger.warn(line);
       await this.closeSession(session, false);
       this.scheduleRetry({ kind: 'failed' });
     }
@@ -331,7 +338,7 @@ export class BackendConnection {
 
   private failureText(session: Session, err: unknown): string {
     // "Connection closed" says nothing; the child's exit status and last stderr line do.
-    if (session.transport instanceof StdioProcessTransport && session.closed) return session.transport.describeExit();
+    if (session.transport instanceof StdioProcessTransport && (session.closed || session.transport.spawnFailed)) return session.transport.describeExit();
     return describeFailure(err);
   }
 

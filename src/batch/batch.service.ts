@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessService } from '../access/access.service';
 import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import type { Entrypoint } from '../common/call-status';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
-import { RouterError, statusOf } from '../common/router-error';
+import { RouterError, statusOf, type RouterErrorCode } from '../common/router-error';
 import { BACKENDS_CONFIG, BUDGET_CONFIG } from '../config/config.tokens';
 import type { BackendConfig, BudgetConfig } from '../config/config.types';
 import { CursorService, type CursorBinding } from '../cursor/cursor.service';
@@ -20,10 +20,13 @@ import type { Envelope, ReadAnswer, Serialized } from './batch.types';
 import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
 import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
+import { LogThrottle } from './domain/log-throttle';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 
 /** DESIGN §5: an error message is at most 500 characters. */
 export const MAX_ERROR_CHARS = 500;
+/** A failing backend writes at most one warn line per failure code in this window. */
+const FAILURE_LOG_WINDOW_MS = 10_000;
 /** A page of a call's result, with what its cursors are bound to. */
 interface Page extends PageToBound {
   binding: CursorBinding;
@@ -63,6 +66,8 @@ export interface BatchRejection {
 export class BatchService {
   /** Configured backend names: the only `backend` values metrics and audit take from an answer. */
   private readonly backendNames: ReadonlySet<string>;
+  private readonly logger = new Logger(BatchService.name);
+  private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
 
   constructor(
     private readonly registry: RegistryService,
@@ -200,14 +205,38 @@ export class BatchService {
     for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
     const started = performance.now();
     let outcome: ToolResultLike | RouterError;
+    /** Why the call failed, in the router's words (a tool error's own text may echo the arguments). */
+    let why = '';
     try {
       const result = await this.backends.callTool(backend, tool, args);
       outcome = result.isError === true ? new RouterError('backend_failed', backendErrorText(result)) : result;
+      why = 'the tool answered isError: true';
     } catch (err) {
       outcome = asRouterError(err);
+      why = outcome.message;
     }
-    this.metrics.observeBackendCall(backend, outcome instanceof RouterError ? 'error' : 'ok', (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.observeBackendCall(backend, outcome instanceof RouterError ? 'error' : 'ok', seconds);
+    if (outcome instanceof RouterError) this.logFailure(backend, tool, outcome.code, why, seconds);
     return outcome;
+  }
+
+  /**
+   * A failed backend call at `warn` (issue 12): the audit line says only `error`, an operator needs
+   * the why. Throttled per backend and failure code; never argument values.
+   */
+  private logFailure(backend: string, tool: string, code: RouterErrorCode, why: string, seconds: number): void {
+    const verdict = this.failureLogs.check(`${backend}\u0000${code}`, performance.now());
+    if (!verdict.write) return;
+    this.logger.warn({
+      msg: 'backend call failed',
+      backend,
+      tool,
+      code,
+      error: why,
+      durationMs: Math.round(seconds * 1000),
+      ...(verdict.suppressed > 0 ? { suppressedSinceLast: verdict.suppressed } : {}),
+    });
   }
 
   /**

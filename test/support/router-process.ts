@@ -31,11 +31,15 @@ export interface RouterProcess {
   kill(): void;
 }
 
-/** Starts the router on port 0 with `configYaml` as its config file and `env` added. */
-export function spawnRouter(configYaml: string, env: Record<string, string> = {}): RouterProcess {
+/**
+ * Starts the router on port 0 with `configYaml` as its config file and `env` added; by default as
+ * `node dist/src/main.js`, or as `command` (say, `npm start`) run in the repository.
+ */
+export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[] }): RouterProcess {
   const configFile = join(tempDir(), 'router.yaml');
   writeFileSync(configFile, configYaml);
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  const child = spawn(command?.file ?? process.execPath, command?.args ?? [join(ROOT, 'dist/src/main.js')], {
+    cwd: ROOT,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
