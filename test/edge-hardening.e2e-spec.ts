@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { PROTOCOL_VERSIONS } from '../src/mcp/domain/protocol-versions';
 import { rawConnection, rawRequest, requestText } from './support/raw-http';
 import { startRouter, testConfig, type RunningRouter } from './support/router';
 
@@ -10,6 +11,7 @@ import { startRouter, testConfig, type RunningRouter } from './support/router';
  * The /mcp edge over raw sockets (issue 12, items 1 and 2): what HTTP client libraries never send
  * (repeated Authorization headers, bodies that stop half-way, headers that never end) is answered
  * as the README promises, and nobody holds the router's memory or connections without a credential.
+ * The protocol versions the router lists are each served end to end (item 12).
  */
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -155,5 +157,50 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
       status = (await rawRequest(port, requestText('/mcp', [...JSON_HEADERS, `Content-Length: ${PING.length}`], PING))).status;
     }
     assert.equal(status, 200);
+  });
+});
+
+describe('edge: protocol versions', () => {
+  let router: RunningRouter;
+  before(async () => {
+    router = await startRouter(testConfig([]));
+  });
+  after(async () => router.close());
+
+  const rpc = async (message: object, version?: string) => {
+    const response = await fetch(router.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(version !== undefined ? { 'mcp-protocol-version': version } : {}) },
+      body: JSON.stringify(message),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, any>) };
+  };
+  const initialize = (protocolVersion: string) =>
+    rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+  for (const version of PROTOCOL_VERSIONS) {
+    test(`${version}: initialize, initialized, tools/list and tools/call with its header`, async () => {
+      assert.equal((await initialize(version)).body!.result.protocolVersion, version);
+      assert.equal((await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, version)).status, 202);
+      const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version);
+      assert.equal(list.status, 200);
+      assert.deepEqual(list.body!.result.tools.map((t: { name: string }) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+      const call = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'find_tool', arguments: { query: 'anything' } } }, version);
+      assert.equal(call.status, 200);
+      assert.equal(call.body!.result.isError, false);
+    });
+  }
+
+  test('a version the router does not implement is negotiated to its newest; an unknown header value is 400', async () => {
+    for (const asked of ['2025-03-26', '2099-01-01']) assert.equal((await initialize(asked)).body!.result.protocolVersion, PROTOCOL_VERSIONS[0], asked);
+    for (const header of ['2099-01-01', 'latest', '2025-03-26']) {
+      const answer = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, header);
+      assert.equal(answer.status, 400, header);
+      assert.equal(answer.body!.id, 4);
+      assert.match(answer.body!.error.message, /unsupported MCP-Protocol-Version/);
+    }
+    // Without the header (clients older than it) the request is served.
+    assert.equal((await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/list' })).status, 200);
   });
 });

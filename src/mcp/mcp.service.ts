@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { BatchService } from '../batch/batch.service';
 import type { ReadAnswer } from '../batch/batch.types';
 import { FindToolService } from '../batch/find-tool.service';
@@ -12,6 +12,7 @@ import { EdgeError, edgeErrorAnswer } from './mcp.errors';
 import { HTTP_CONFIG } from '../config/config.tokens';
 import type { HttpConfig } from '../config/config.types';
 import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
+import { negotiateVersion, PROTOCOL_VERSION_HEADER, versionHeaderProblem } from './domain/protocol-versions';
 import { guardRequest } from './domain/request-guard';
 import { toolError, toolResult, toolResultJson } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
@@ -99,6 +100,10 @@ export class McpService {
       principal = admission.principal;
     }
     const incoming = parseIncoming(request.body);
+    if (incoming.kind === 'request' || incoming.kind === 'notification') {
+      const problem = incoming.method === 'initialize' ? undefined : versionHeaderProblem(request.headers[PROTOCOL_VERSION_HEADER]);
+      if (problem !== undefined) return { status: 400, body: errorMessage(incoming.kind === 'request' ? incoming.id : null, -32000, problem) };
+    }
     switch (incoming.kind) {
       case 'invalid':
         return { status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) };
@@ -114,7 +119,7 @@ export class McpService {
     switch (method) {
       case 'initialize':
         return resultMessage(id, {
-          protocolVersion: negotiate(params.protocolVersion),
+          protocolVersion: negotiateVersion(params.protocolVersion),
           capabilities: { tools: { listChanged: false } },
           serverInfo: SERVER_INFO,
           instructions: INSTRUCTIONS,
@@ -172,8 +177,4 @@ function singleEnvelope(answer: ReadAnswer): Record<string, unknown> {
 
 function single(header: string | string[] | undefined): string | undefined {
   return Array.isArray(header) ? header[0] : header;
-}
-
-function negotiate(requested: unknown): string {
-  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
