@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     // Invalid config stops the process before anything starts (DESIGN §3).
-    process.stderr.write(JSON.stringify({ level: 'fatal', context: 'Config', message: err.message, problems: err.problems }) + '\n');
+    process.stderr.write(JSON.stringify({ level: 'fatal', time: new Date().toISOString(), context: 'Config', message: err.message, problems: err.problems }) + '\n');
     process.exit(78);
   }
   handleShutdownSignals(app);
@@ -77,7 +77,7 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === undefined || !(code in LISTEN_ERRORS)) throw err;
-    const line = { level: 'fatal', context: 'Main', message: `cannot listen on ${host}:${port}: ${code} (${LISTEN_ERRORS[code]})`, host, port, code };
+    const line = { level: 'fatal', time: new Date().toISOString(), context: 'Main', message: `cannot listen on ${host}:${port}: ${code} (${LISTEN_ERRORS[code]})`, host, port, code };
     process.stderr.write(JSON.stringify(line) + '\n');
     process.exit(78);
   }

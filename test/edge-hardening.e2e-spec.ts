@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { PROTOCOL_VERSIONS } from '../src/mcp/domain/protocol-versions';
 import { rawConnection, rawRequest, requestText } from './support/raw-http';
+import { captureLogs } from './support/logs';
 import { startRouter, testConfig, type RunningRouter } from './support/router';
 
 /**
@@ -117,9 +118,11 @@ describe('edge: credentials and slow clients, with API keys', () => {
 describe('edge: what bodies may hold, without authentication (mode none)', () => {
   const BODY_LIMIT = 65_536;
   let router: RunningRouter;
+  let logs: ReturnType<typeof captureLogs>;
   const held: Socket[] = [];
 
   before(async () => {
+    logs = captureLogs();
     router = await startRouter(
       testConfig([], { http: { host: '127.0.0.1', port: 0, bodyLimitBytes: BODY_LIMIT, allowedHosts: [], allowedOrigins: [] } }),
     );
@@ -127,6 +130,7 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
   after(async () => {
     for (const socket of held) socket.destroy();
     await router.close();
+    logs.stop();
   });
 
   test('bodies being received are capped as a whole: past the cap a request is refused 503 before its body is read', async () => {
@@ -157,6 +161,8 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
       status = (await rawRequest(port, requestText('/mcp', [...JSON_HEADERS, `Content-Length: ${PING.length}`], PING))).status;
     }
     assert.equal(status, 200);
+    // Sixteen clients went away mid-body: nothing for an operator to act on.
+    assert.deepEqual(logs.lines().filter((l) => l.level === 'error'), []);
   });
 });
 

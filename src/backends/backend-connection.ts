@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
+import { outsideRequest } from '../common/request-context';
 import { RouterError } from '../common/router-error';
 import type { BackendConfig } from '../config/config.types';
 import type { RegistryService } from '../registry/registry.service';
@@ -130,9 +131,11 @@ export class BackendConnection {
       if (!relayed) throw backendFailure.malformed(this.name);
       return relayed;
     } catch (err) {
-      if (err instanceof HttpConnectionLostError) this.onLost(session, err.message);
+      // The loss is the backend's, not this call's: what it sets off (the log, the probe, the
+      // reconnect) runs outside the call's request context.
+      if (err instanceof HttpConnectionLostError) outsideRequest(() => this.onLost(session, err.message));
       // A socket that broke mid-answer: a crashed backend and one dropped connection look the same.
-      else if (err instanceof HttpSocketError) void this.probe(session);
+      else if (err instanceof HttpSocketError) outsideRequest(() => void this.probe(session));
       const error = toRouterError(err, this.name, this.config.timeoutMs);
       // The backend's own text may echo arguments: debug only.
       this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: describeFailure(err) });
@@ -298,11 +301,14 @@ export class BackendConnection {
     const log = { backend: this.name, retryInMs: plan.delayMs, attempt: plan.state.attempt };
     if (plan.crashLooping) this.logger.warn({ msg: 'backend crash-looping', ...log });
     else this.logger.log({ msg: 'backend reconnect scheduled', ...log });
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.restarts++;
-      void this.connect();
-    }, plan.delayMs);
+    // A loss seen by a call schedules this inside that call's context: the retry is not the call's.
+    this.retryTimer = outsideRequest(() =>
+      setTimeout(() => {
+        this.retryTimer = undefined;
+        this.restarts++;
+        void this.connect();
+      }, plan.delayMs),
+    );
   }
 
   private async refreshCatalog(): Promise<void> {

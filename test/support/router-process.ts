@@ -14,9 +14,8 @@ export interface LogLine {
   [field: string]: unknown;
 }
 
-/** A log line's `msg` (structured message) or its text. */
-export const msgOf = (line: LogLine): unknown =>
-  typeof line.message === 'object' && line.message !== null ? (line.message as { msg?: string }).msg : line.message;
+/** A log line's message (always a string; the structured fields sit beside it). */
+export const msgOf = (line: LogLine): unknown => line.message;
 
 /** The built router (`node dist/src/main.js`) as its own process, as an operator runs it. */
 export interface RouterProcess {
@@ -77,7 +76,7 @@ export function spawnRouter(configYaml: string, env: Record<string, string> = {}
       await waitFor(() => logs.some((l) => msgOf(l) === 'router listening') || child.exitCode !== null, ms, 'router listening');
       const line = logs.find((l) => msgOf(l) === 'router listening');
       if (!line) throw new Error(`router exited before listening: ${other}`);
-      return (line.message as { url: string }).url;
+      return line.url as string;
     },
     kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
