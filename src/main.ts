@@ -26,7 +26,11 @@ async function main(): Promise<void> {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     // Invalid config stops the process before anything starts (DESIGN §3).
-    process.stderr.write(JSON.stringify({ level: 'fatal', time: new Date().toISOString(), context: 'Config', message: err.message, problems: err.problems }) + '\n');
+    process.stderr.write(
+      process.stderr.isTTY
+        ? humanReport(err.problems)
+        : JSON.stringify({ level: 'fatal', time: new Date().toISOString(), context: 'Config', message: err.message, problems: err.problems }) + '\n',
+    );
     process.exit(78);
   }
   handleShutdownSignals(app);
@@ -48,6 +52,12 @@ async function main(): Promise<void> {
     startupMs: Math.round(process.uptime() * 1000),
   });
   void app.get(BackendsService).start();
+}
+
+/** A config report for a person at a terminal: one problem per paragraph, excerpts as they are. */
+function humanReport(problems: readonly string[]): string {
+  const items = problems.map((p) => `  - ${p.replace(/\n/g, '\n    ')}`);
+  return `The router did not start: the configuration has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}:\n${items.join('\n')}\n`;
 }
 
 /** Binds `host:port` and lets it go again; rejects with the OS error `listen` would meet. */
