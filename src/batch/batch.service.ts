@@ -187,7 +187,7 @@ export class BatchService {
       }
       from = checkedCursor.position;
     }
-    const outcome = await this.unlessStopped(this.callBackend(tool.backend, tool.name, args, principal.id));
+    const outcome = await this.unlessStopped(() => this.callBackend(tool.backend, tool.name, args, principal.id));
     if (outcome instanceof RouterError) return answer(tool.name, tool.backend, outcome);
     return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding }, argsDigest: digest };
   }
@@ -243,8 +243,9 @@ export class BatchService {
    * The call's outcome, or `shutting_down` as soon as the drain deadline passes (issue 12): the
    * caller gets its answer now, and the backend call left behind ends when the backends close.
    */
-  private async unlessStopped(call: Promise<ToolResultLike | RouterError>): Promise<ToolResultLike | RouterError> {
+  private async unlessStopped(call: () => Promise<ToolResultLike | RouterError>): Promise<ToolResultLike | RouterError> {
     const signal = this.lifecycle.stopSignal;
+    // Checked before the call starts: a stopped router takes no token and reaches no backend.
     if (signal.aborted) return notDispatched();
     let onStop: () => void = () => undefined;
     const stopped = new Promise<RouterError>((resolve) => {
@@ -252,7 +253,7 @@ export class BatchService {
       signal.addEventListener('abort', onStop, { once: true });
     });
     try {
-      return await Promise.race([call, stopped]);
+      return await Promise.race([call(), stopped]);
     } finally {
       signal.removeEventListener('abort', onStop);
     }
