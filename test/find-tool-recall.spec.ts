@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { before, test } from 'node:test';
 import { searchTools } from '../src/registry/domain/ranking';
+import { loadLexicon } from '../src/registry/lexicon';
 import { buildToolIndex, type ToolIndex } from '../src/registry/domain/tool-index';
 import type { CatalogTool } from '../src/registry/registry.types';
 import { fetchDemoCatalogs } from './support/catalogs';
@@ -45,7 +46,7 @@ const queries = loadQueries();
 
 before(async () => {
   catalog = await fetchDemoCatalogs();
-  index = buildToolIndex(catalog);
+  index = buildToolIndex(catalog, { lexicon: loadLexicon() });
 }, { timeout: 60_000 });
 
 test('the labelled queries name only tools the demo backends really publish', () => {

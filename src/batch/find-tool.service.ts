@@ -44,9 +44,10 @@ export class FindToolService {
   ) {}
 
   /** Hits among the tools `principal` may call only: discovery never shows what a call refuses. */
-  find(q: FindToolQuery, principal: Principal): ToolHit[] {
+  async find(q: FindToolQuery, principal: Principal): Promise<ToolHit[]> {
     const visible = (tool: CatalogTool) => this.access.mayCallTool(principal, tool);
-    return this.registry.search(q.query, q.topK, q.server, visible).map(({ tool, score }) => this.hit(tool, score, q.includeSchema));
+    const ranked = await this.registry.search(q.query, q.topK, q.server, visible);
+    return ranked.map(({ tool, score }) => this.hit(tool, score, q.includeSchema));
   }
 
   private hit(tool: CatalogTool, score: number, includeSchema: boolean): ToolHit {

@@ -126,3 +126,44 @@ test('a YAML syntax error comes with its excerpt', () => {
   const [problem] = problems;
   assert.match(problem, /^\/etc\/router\/config\.yaml: not valid YAML: .*at line 4, column \d+:\n\n.*- broken/s);
 });
+
+test('discovery.embeddings: defaults, expanded headers, and no block means no embeddings', () => {
+  assert.deepEqual(load(minimal, { DOCS_TOKEN: 't' }).discovery, {});
+  const config = load(
+    `${minimal}
+discovery:
+  embeddings:
+    url: http://ollama:11434/v1/embeddings
+    model: nomic-embed-text
+    headers: { Authorization: "Bearer \${EMBEDDINGS_TOKEN}" }
+`,
+    { DOCS_TOKEN: 't', EMBEDDINGS_TOKEN: 'e-secret' },
+  );
+  assert.deepEqual(config.discovery, {
+    embeddings: {
+      url: 'http://ollama:11434/v1/embeddings', model: 'nomic-embed-text', headers: { Authorization: 'Bearer e-secret' },
+      timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 32,
+    },
+  });
+});
+
+test('discovery.embeddings: every wrong field is named', () => {
+  const problems = problemsOf(() =>
+    load(`${minimal}
+discovery:
+  embeddings:
+    url: ollama:11434
+    headers: { Authorization: { nested: true } }
+    timeoutMs: 0
+    batchSize: 5000
+    dimensions: 3
+`, { DOCS_TOKEN: 't' }),
+  );
+  for (const field of ['url', 'model', 'timeoutMs', 'batchSize', 'dimensions']) {
+    assert.ok(problems.some((p) => p.startsWith(`discovery.embeddings.${field}:`)), `${field} in ${problems.join(' | ')}`);
+  }
+  assert.ok(problemsOf(() => load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: [1] }\n`, { DOCS_TOKEN: 't' }))
+    .includes('discovery.embeddings.headers.A: must be a string'));
+  assert.ok(problemsOf(() => load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: "\${NOPE}" }\n`, { DOCS_TOKEN: 't' }))
+    .some((p) => p.includes('NOPE')));
+});

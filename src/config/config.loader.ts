@@ -10,9 +10,10 @@ import {
   HttpBackendDto,
   StdioBackendDto,
   type BackendDto,
+  type DiscoveryDto,
   type RateLimitDto,
 } from './config.schema';
-import type { BackendConfig, RateLimitSettings, RouterConfig } from './config.types';
+import type { BackendConfig, DiscoveryConfig, RateLimitSettings, RouterConfig } from './config.types';
 import { readEnvSettings } from './domain/env-settings';
 import { expandEnv } from './domain/expand-env';
 import { buildSecurity } from './domain/security-settings';
@@ -96,7 +97,8 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
   }
 }
 
-type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'principalRateLimit'> & Required<Pick<RouterConfig, 'auth' | 'access' | 'audit'>>;
+type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'principalRateLimit'> &
+  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery'>>;
 
 function buildConfig(
   raw: unknown,
@@ -125,6 +127,25 @@ function buildConfig(
     rateLimit: rateLimitOf(file.rateLimit, DEFAULT_MAX_WAIT_MS),
     principalRateLimit: rateLimitOf(file.principalRateLimit),
     ...buildSecurity(file, listenHost, configDir, problems),
+    discovery: discoveryOf(file.discovery, problems),
+  };
+}
+
+/** Embeddings defaults: a query waits 2 s at most; tool batches run in the background, so longer. */
+const DEFAULT_EMBEDDINGS = { timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 32 } as const;
+
+function discoveryOf(dto: DiscoveryDto | undefined, problems: string[]): DiscoveryConfig {
+  const embeddings = dto?.embeddings;
+  if (embeddings === undefined) return {};
+  return {
+    embeddings: {
+      url: embeddings.url,
+      model: embeddings.model,
+      headers: stringMap(embeddings.headers, 'discovery.embeddings.headers', problems),
+      timeoutMs: embeddings.timeoutMs ?? DEFAULT_EMBEDDINGS.timeoutMs,
+      batchTimeoutMs: embeddings.batchTimeoutMs ?? DEFAULT_EMBEDDINGS.batchTimeoutMs,
+      batchSize: embeddings.batchSize ?? DEFAULT_EMBEDDINGS.batchSize,
+    },
   };
 }
 

@@ -7,12 +7,13 @@ import {
   BACKENDS_CONFIG,
   BUDGET_CONFIG,
   CURSOR_CONFIG,
+  DISCOVERY_CONFIG,
   HTTP_CONFIG,
   LIFECYCLE_CONFIG,
   POLICY_CONFIG,
   ROUTER_CONFIG,
 } from './config.tokens';
-import type { AccessConfig, AuditConfig, AuthConfig, LifecycleConfig, RouterConfig } from './config.types';
+import type { AccessConfig, AuditConfig, AuthConfig, DiscoveryConfig, LifecycleConfig, RouterConfig } from './config.types';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
 
 /**
@@ -29,6 +30,7 @@ const DEFAULT_LIFECYCLE: LifecycleConfig = { drainTimeoutMs: DEFAULT_DRAIN_TIMEO
 const DEFAULT_AUTH: AuthConfig = { mode: 'none', allowInsecure: false };
 const DEFAULT_ACCESS: AccessConfig = {};
 const DEFAULT_AUDIT: AuditConfig = { sink: 'stdout' };
+const DEFAULT_DISCOVERY: DiscoveryConfig = {};
 
 /** Provides the validated config and its slices. Global: every module reads config, none owns it. */
 @Global()
@@ -45,6 +47,7 @@ export class ConfigModule {
       { provide: AUTH_CONFIG, useValue: config.auth ?? DEFAULT_AUTH },
       { provide: ACCESS_CONFIG, useValue: config.access ?? DEFAULT_ACCESS },
       { provide: AUDIT_CONFIG, useValue: config.audit ?? DEFAULT_AUDIT },
+      { provide: DISCOVERY_CONFIG, useValue: config.discovery ?? DEFAULT_DISCOVERY },
     ];
     return {
       module: ConfigModule,

@@ -109,6 +109,20 @@ export class AuditDto {
   @ValidateIf((o: AuditDto) => o.sink === 'file' || o.path !== undefined) @IsString() @MinLength(1) path?: string;
 }
 
+/** An OpenAI-compatible embeddings endpoint (`discovery.embeddings`). */
+export class EmbeddingsDto {
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }) url!: string;
+  @IsString() @MinLength(1) @MaxLength(200) model!: string;
+  @IsOptional() @IsObject() headers?: Record<string, string>;
+  @IsOptional() @IsInt() @Min(50) @Max(60_000) timeoutMs?: number;
+  @IsOptional() @IsInt() @Min(100) @Max(600_000) batchTimeoutMs?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(2048) batchSize?: number;
+}
+
+export class DiscoveryDto {
+  @IsOptional() @ValidateNested() @Type(() => EmbeddingsDto) embeddings?: EmbeddingsDto;
+}
+
 /** Everything but `backends`, whose map is validated entry by entry to name each field. */
 export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
@@ -119,4 +133,5 @@ export class FileConfigDto {
   @IsOptional() @ValidateNested() @Type(() => AuthDto) auth?: AuthDto;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AccessRuleDto) access?: AccessRuleDto[];
   @IsOptional() @ValidateNested() @Type(() => AuditDto) audit?: AuditDto;
+  @IsOptional() @ValidateNested() @Type(() => DiscoveryDto) discovery?: DiscoveryDto;
 }

@@ -9,3 +9,4 @@ export const LIFECYCLE_CONFIG = Symbol('centralmcp-router:config:lifecycle');
 export const AUTH_CONFIG = Symbol('centralmcp-router:config:auth');
 export const ACCESS_CONFIG = Symbol('centralmcp-router:config:access');
 export const AUDIT_CONFIG = Symbol('centralmcp-router:config:audit');
+export const DISCOVERY_CONFIG = Symbol('centralmcp-router:config:discovery');

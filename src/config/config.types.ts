@@ -134,6 +134,31 @@ export interface AccessConfig {
 /** Where audit lines go: one JSON line per backend call and per refused call. */
 export type AuditConfig = { sink: 'stdout' } | { sink: 'file'; path: string };
 
+/**
+ * An OpenAI-compatible `/v1/embeddings` endpoint for `find_tool`'s dense ranking (issue #10,
+ * part 3). Optional: without it ranking is lexical only. The router never depends on it: a failed
+ * or slow answer makes `find_tool` answer from the lexical ranking.
+ */
+export interface EmbeddingsConfig {
+  /** Full URL of the embeddings endpoint, e.g. `http://ollama:11434/v1/embeddings`. */
+  url: string;
+  /** The `model` sent with every request. */
+  model: string;
+  /** Sent with every request (credentials: `${VAR}` expanded at boot, never logged). */
+  headers: Record<string, string>;
+  /** Deadline of one query's embedding; past it `find_tool` answers from the lexical ranking. */
+  timeoutMs: number;
+  /** Deadline of one batch of tool texts at catalog refresh (in the background). */
+  batchTimeoutMs: number;
+  /** Tool texts per request (TEI refuses more than 32 by default; OpenAI takes up to 2048). */
+  batchSize: number;
+}
+
+/** How `find_tool` ranks beyond its lexical ranking. */
+export interface DiscoveryConfig {
+  embeddings?: EmbeddingsConfig;
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 export interface RouterConfig {
@@ -157,4 +182,6 @@ export interface RouterConfig {
   access?: AccessConfig;
   /** Optional (default: stdout); read it through AUDIT_CONFIG. */
   audit?: AuditConfig;
+  /** Optional (default: no embeddings); read it through DISCOVERY_CONFIG. */
+  discovery?: DiscoveryConfig;
 }

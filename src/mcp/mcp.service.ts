@@ -151,7 +151,7 @@ export class McpService {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);
         if (!input.ok) return toolError({ ok: false, error: { code: 'invalid_arguments', message: input.message } });
-        const hits = this.finder.find(input.query, principal);
+        const hits = await this.finder.find(input.query, principal);
         return toolResult({ hits }, false);
       }
       case INVOKE_READ_TOOL: {

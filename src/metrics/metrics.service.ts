@@ -5,6 +5,8 @@ import { CALL_STATUSES, type CallStatus, type Entrypoint } from '../common/call-
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import type { CursorRejection } from '../cursor/domain/cursor-codec';
+import { EMBEDDINGS_FAILURES, type EmbeddingsFailure } from '../registry/embeddings.client';
+import { EmbeddingsService } from '../registry/embeddings.service';
 import { RegistryService } from '../registry/registry.service';
 
 /** Every metric name starts with this (DESIGN §8). */
@@ -53,6 +55,7 @@ export class MetricsService {
   readonly registry = new Registry();
   private readonly backendNames: ReadonlySet<string>;
   private readonly restartsSeen = new Map<string, number>();
+  private readonly embeddingFailuresSeen = new Map<EmbeddingsFailure, number>();
 
   private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
   private readonly backendCallDuration: Histogram<'backend' | 'status'>;
@@ -70,6 +73,7 @@ export class MetricsService {
     @Inject(BACKENDS_CONFIG) configs: BackendConfig[],
     private readonly backends: BackendsService,
     catalog: RegistryService,
+    private readonly embeddings: EmbeddingsService,
   ) {
     this.backendNames = new Set(configs.map((c) => c.name));
     const registers = [this.registry];
@@ -155,6 +159,25 @@ export class MetricsService {
         for (const backend of configs) this.set({ backend: backend.name }, sizes.get(backend.name) ?? 0);
       },
     });
+    // Only with an embeddings endpoint configured: series of a feature that is off are noise.
+    if (embeddings.enabled) {
+      const failures: Counter<'reason'> = new Counter({
+        name: name('embeddings_failures_total'),
+        help: 'Embeddings endpoint answers not used (find_tool then answers from the lexical ranking), by reason: timeout, http_error, unreachable, invalid_response, dimension.',
+        labelNames: ['reason'],
+        registers,
+        collect: () => this.collectEmbeddingFailures(failures),
+      });
+      for (const reason of EMBEDDINGS_FAILURES) failures.inc({ reason }, 0);
+      new Gauge({
+        name: name('embeddings_tools'),
+        help: 'Catalog tools with an embedding (dense ranking covers these; the rest rank lexically).',
+        registers,
+        collect: function (this: Gauge) {
+          this.set(embeddings.stats().embeddedTools);
+        },
+      });
+    }
     this.httpRequests = new Counter({
       name: name('http_requests_total'),
       help: 'HTTP requests by method, route pattern (unmatched for 404s) and status code.',
@@ -250,6 +273,15 @@ export class MetricsService {
       const seen = this.restartsSeen.get(state.name) ?? 0;
       if (state.restarts > seen) restarts.inc({ backend: state.name }, state.restarts - seen);
       this.restartsSeen.set(state.name, Math.max(seen, state.restarts));
+    }
+  }
+
+  /** Like restarts: the service counts, each scrape adds what grew since the last one. */
+  private collectEmbeddingFailures(failures: Counter<'reason'>): void {
+    for (const [reason, count] of this.embeddings.stats().failures) {
+      const seen = this.embeddingFailuresSeen.get(reason) ?? 0;
+      if (count > seen) failures.inc({ reason }, count - seen);
+      this.embeddingFailuresSeen.set(reason, Math.max(seen, count));
     }
   }
 

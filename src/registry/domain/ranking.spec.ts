@@ -60,11 +60,24 @@ test('parameter names and nested parameter descriptions are searched', () => {
   assert.equal(names('relationType')[0], 'memory:create_relations');
 });
 
-test('plurals and synonyms fold to the words of the catalog', () => {
-  assert.equal(names('what is in this folder')[0], 'files:list_directory');
-  assert.equal(names('show folders')[0], 'files:list_directory');
-  assert.equal(names('remove entities')[0], 'memory:delete_entities');
-  assert.equal(names('relationship between entities')[0], 'memory:create_relations');
+test('inflections fold to the words of the catalog (stemming)', () => {
+  assert.equal(names('listing the directories')[0], 'files:list_directory');
+  assert.equal(names('deleting an entity')[0], 'memory:delete_entities');
+  assert.equal(names('relation between entities')[0], 'memory:create_relations');
+  assert.equal(names('summing numbers')[0], 'everything:get-sum');
+});
+
+test('a tool its own description calls deprecated ranks below its replacement', () => {
+  const both = buildToolIndex([
+    tool('files', 'read_file', 'Read the complete contents of a file. DEPRECATED: use read_text_file instead.', { path }),
+    tool('files', 'read_text_file', 'Read the complete contents of a file as text.', { path }),
+  ]);
+  assert.deepEqual(
+    searchTools(both, 'read a file', { topK: 2 }).map((h) => h.tool.name),
+    ['read_text_file', 'read_file'],
+  );
+  // Named exactly, it is still found first.
+  assert.equal(searchTools(both, 'read_file', { topK: 1 })[0].tool.name, 'read_file');
 });
 
 test('misspelt words are corrected, but correctly spelt words are not fuzzily widened', () => {

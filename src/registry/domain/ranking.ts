@@ -1,15 +1,17 @@
-import type { SearchOptions } from 'minisearch';
 import type { CatalogTool } from '../registry.types';
-import { queryTerms } from './terms';
-import { type INDEXED_FIELDS, indexState, type IndexState, type ToolIndex } from './tool-index';
+import { catalogWordVectors, isKnownWord, relatedTerms } from './related-terms';
+import { queryTerms, type QueryTerm } from './terms';
+import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type IndexState, type TermWeight, type ToolIndex, type Vocabulary } from './tool-index';
 
 /**
- * Ranked search over the tool catalog for `find_tool` (DESIGN §1): BM25+ (minisearch) over the
- * tool name, description, parameters and backend name, typo-tolerant, with a small stop-word list,
- * plural folding and a handful of synonym folds. Pure: no I/O, no clock, no environment.
+ * Ranked search over the tool catalog for `find_tool` (DESIGN §1): BM25F over one document per
+ * tool (name, description, parameter names and descriptions, backend name), Porter2-stemmed
+ * terms, spelling correction for words the catalog does not know, tools their own description
+ * calls deprecated ranked below the rest. Pure: no I/O, no clock, no environment.
  *
- * Every weight and fold below was measured against `test/find-tool-queries.json` over the real
- * demo catalogs (`test/find-tool-recall.spec.ts`); change one only with that test's numbers.
+ * Measured on public tool-retrieval sets (`npm run eval:discovery`, BENCHMARKS.md "Discovery"):
+ * the constants below were chosen on the sets' tune parts only, and general methods only: no
+ * rule here names a query or a tool.
  */
 
 /** One ranked hit; `score` is rounded to 4 decimals, 0 for a browse (empty query). */
@@ -36,47 +38,36 @@ export interface RankedMatches {
 }
 
 /**
- * Field boosts. The name says most about what a tool does and is what a model half-remembers;
- * parameter names are a strong hint ("pattern", "entityNames"); parameter descriptions are long
- * and repetitive, so they count for less than the description. The query set is flat around
- * these values (MRR 0.91..0.93 over name 1..6, params 1..2, parameter descriptions 0.25..1):
- * they are a sane middle, not a tuned optimum.
+ * BM25F (Robertson and Zaragoza): a term's occurrences are weighted per field and normalized by
+ * each field's length before one saturation, so a word in the name and again in the description
+ * is not counted as two independent pieces of evidence. The name says most about what a tool
+ * does and is what a model half-remembers; parameter names are a strong hint; parameter
+ * descriptions are long and repetitive.
  */
-const FIELD_BOOST: Readonly<Record<(typeof INDEXED_FIELDS)[number], number>> = { name: 3, description: 1, params: 1.5, paramDescriptions: 0.5, backend: 1 };
+const FIELD_WEIGHT: Readonly<Record<IndexedField, number>> = { name: 3, description: 1, params: 1.5, paramDescriptions: 0.5, backend: 1 };
+const FIELD_LENGTH_NORM: Readonly<Record<IndexedField, number>> = { name: 0.75, description: 0.75, params: 0.75, paramDescriptions: 0.75, backend: 0.75 };
+const K1 = 1.2;
+const WEIGHTS = INDEXED_FIELDS.map((f) => FIELD_WEIGHT[f]);
+const NORMS = INDEXED_FIELDS.map((f) => FIELD_LENGTH_NORM[f]);
+
+/** A deprecated tool's score is multiplied by this: below a live tool of similar score. */
+const DEPRECATED_FACTOR = 0.5;
 
 /**
- * Typo tolerance corrects, it does not expand: fuzzy and prefix matching apply only to a query
- * term that is not itself in the catalog's vocabulary. Widening known words put look-alikes on
- * top ("lines" fuzzily matched `get-resource-links`; for "show env", "read" prefix-matched
- * "reads" and "readability" and buried `get-env`): restricting moved MRR 0.897 → 0.916 (recall@5 0.988 → 0.977, one
- * query) over the 86 labelled queries.
- * Fuzzy edits: none below 4 characters (too many accidental matches), then 20% of the length,
- * at most 2 ("direcotry", "evnironment"). Prefix from 3 characters ("config" finds
- * "configuration", a half-typed `list_dir` finds `list_directory`).
+ * Spelling correction: a query word the catalog does not know stands for the catalog terms within
+ * a small edit distance (none below 4 characters, where too much matches by accident; 1 edit up
+ * to 7 characters, 2 beyond), or that it begins (from 3 characters: a half-typed `list_dir`).
+ * Words the catalog knows are never widened: look-alikes would bury the word itself.
  */
 const FUZZY_MIN_LENGTH = 4;
-const FUZZY_FRACTION = 0.2;
-const MAX_FUZZY = 2;
+const FUZZY_LONG_LENGTH = 8;
 const PREFIX_MIN_LENGTH = 3;
-/** Relative weight of fuzzy and prefix matches against an exact match (1). */
-const MATCH_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 } as const;
-
-function fuzziness(term: string): number | false {
-  if (term.length < FUZZY_MIN_LENGTH) return false;
-  return Math.min(MAX_FUZZY, Math.max(1, Math.round(term.length * FUZZY_FRACTION)));
-}
-
-/**
- * A zero document boost skips the document before it is scored, cheaper than a result filter; the
- * id starts with the backend and a NUL, which no backend name contains. Visibility is not checked
- * here: this runs once per matching term and field, so a caller's filter would run thousands of
- * times per query; it runs once per candidate of the top-k walk instead.
- */
-function backendFilter(backend: string | undefined): ((id: string) => number) | undefined {
-  if (backend === undefined) return undefined;
-  const prefix = `${backend}\u0000`;
-  return (id: string) => (id.startsWith(prefix) ? 1 : 0);
-}
+const FUZZY_WEIGHT = 0.45;
+const PREFIX_WEIGHT = 0.375;
+/** Query words whose expansions are kept; past this the cache starts again (a few MB at most). */
+const MAX_CACHED_WORDS = 20_000;
+/** Corrections kept per word, the closest first: a word matching hundreds of terms says little. */
+const MAX_CORRECTIONS = 8;
 
 /**
  * Ranks the catalog against a free-text query. Hits are ordered by score (rounded to 4 decimals),
@@ -93,7 +84,7 @@ export function searchTools(index: ToolIndex, query: string, opts: SearchToolsOp
  * also whether the hits are every match: with that, the first hits of an unfiltered query can be
  * kept and filtered per caller later (see `SearchCache`). No terms is a browse.
  */
-export function rankTerms(index: ToolIndex, terms: readonly string[], opts: SearchToolsOptions): RankedMatches {
+export function rankTerms(index: ToolIndex, terms: readonly QueryTerm[], opts: SearchToolsOptions): RankedMatches {
   const state = indexState(index);
   const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
   if (topK < 1) return { hits: [], complete: false };
@@ -113,48 +104,212 @@ function browse(state: IndexState, topK: number, opts: SearchToolsOptions): Rank
   return { hits, complete: true };
 }
 
-function rank(state: IndexState, terms: readonly string[], topK: number, opts: SearchToolsOptions): RankedMatches {
-  const options: SearchOptions = {
-    boost: FIELD_BOOST,
-    weights: MATCH_WEIGHTS,
-    prefix: (term) => term.length >= PREFIX_MIN_LENGTH && !state.vocabulary.has(term),
-    fuzzy: (term) => !state.vocabulary.has(term) && fuzziness(term),
-    maxFuzzy: MAX_FUZZY,
-    combineWith: 'OR',
-    // The terms are already tokenized and normalized (none holds a space); only split them apart.
-    tokenize: (text) => text.split(' '),
-    processTerm: (term) => term,
-    boostDocument: backendFilter(opts.backend),
-  };
-  // minisearch answers every match sorted by raw score, so rounded scores never rise along the
-  // list: once one falls below the last kept hit, nothing after it can enter. Ties at that score
-  // (thousands, in a big catalog of look-alike tools) are settled by backend and name while
-  // keeping only topK hits, never by sorting them all.
-  const best: RankedId[] = [];
-  let complete = true;
-  for (const result of state.search.search(terms.join(' '), options)) {
-    const score = Math.round(result.score * 1e4) / 1e4;
-    if (best.length === topK && score < best[topK - 1].score) {
-      complete = false;
-      break;
+function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts: SearchToolsOptions): RankedMatches {
+  const { docs, scores } = scoreTerms(state, terms, opts.backend);
+  // Only a candidate that would enter the top k is shown to the caller's filter: at 10,000 tools
+  // thousands match a common word, and the filter runs once per candidate that could be kept.
+  const best: RankedDoc[] = [];
+  let matches = 0;
+  for (let i = 0; i < docs.length; i += 1) {
+    const doc = docs[i];
+    const raw = scores[i];
+    const score = Math.round((doc.deprecated ? raw * DEPRECATED_FACTOR : raw) * 1e4) / 1e4;
+    if (score <= 0) continue;
+    const ranked = { doc, score };
+    if (best.length === topK && !ranksBefore(ranked, best[topK - 1])) {
+      matches += 1;
+      continue;
     }
-    const id = result.id as string;
-    if (opts.visible !== undefined) {
-      const tool = state.byId.get(id);
-      if (tool === undefined || !opts.visible(tool)) continue;
-    }
-    if (best.length === topK) complete = false;
-    insertBounded(best, { id, score }, topK);
+    if (opts.visible !== undefined && !opts.visible(doc.tool)) continue;
+    matches += 1;
+    insertBounded(best, ranked, topK);
   }
-  const hits: ToolHit[] = [];
-  for (const { id, score } of best) {
-    const tool = state.byId.get(id);
-    if (tool !== undefined) hits.push({ tool, score });
-  }
-  return { hits, complete };
+  return { hits: best.map(({ doc, score }) => ({ tool: doc.tool, score })), complete: matches <= topK };
 }
-interface RankedId {
-  id: string;
+
+/**
+ * A term's postings as the ranking reads them: the tools holding it and, for each, its BM25F
+ * contribution at weight 1 (idf × saturated field-weighted frequency). Computed once per term
+ * and catalog version, so a query costs one multiply-add per matching tool and stand-in.
+ */
+interface CompiledPostings {
+  readonly docs: readonly IndexedTool[];
+  readonly values: Float64Array;
+}
+
+function compiledPostings(state: IndexState, term: string): CompiledPostings | undefined {
+  const cached = state.compiled.get(term) as CompiledPostings | undefined;
+  if (cached !== undefined) return cached;
+  const holders = state.postings.get(term);
+  if (holders === undefined) return undefined;
+  const total = state.byId.size;
+  const averages = state.fieldTotals.map((sum) => Math.max(sum / total, 1));
+  const idf = Math.log(1 + (total - holders.size + 0.5) / (holders.size + 0.5));
+  const docs = [...holders];
+  const values = new Float64Array(docs.length);
+  docs.forEach((doc, i) => {
+    const counts = doc.counts.get(term) ?? [];
+    let tf = 0;
+    for (let field = 0; field < counts.length; field += 1) {
+      if (counts[field] === 0) continue;
+      tf += (WEIGHTS[field] * counts[field]) / (1 - NORMS[field] + (NORMS[field] * doc.lengths[field]) / averages[field]);
+    }
+    values[i] = (idf * tf) / (K1 + tf);
+  });
+  const compiled = { docs, values };
+  state.compiled.set(term, compiled);
+  return compiled;
+}
+
+/**
+ * Each matching tool's BM25F score over the query's terms (and what they stand for), as two
+ * parallel lists. Scores accumulate in arrays indexed by the tools' slots rather than in maps:
+ * a common word matches thousands of tools in a large catalog.
+ */
+function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: string | undefined): { docs: IndexedTool[]; scores: number[] } {
+  const totals = new Float64Array(state.slotCount);
+  const best = new Float64Array(state.slotCount);
+  const matched: IndexedTool[] = [];
+  for (const { term: word, word: written, weight: wordWeight } of terms) {
+    // A word's contribution to a tool is its best-matching stand-in, not their sum: a tool holding
+    // three near-spellings of one word has not matched three words.
+    const touched: IndexedTool[] = [];
+    for (const { term, weight } of expansionsOf(state, word, written)) {
+      const postings = compiledPostings(state, term);
+      if (postings === undefined) continue;
+      const factor = wordWeight * weight;
+      const { docs, values } = postings;
+      for (let i = 0; i < docs.length; i += 1) {
+        const doc = docs[i];
+        if (backend !== undefined && doc.tool.backend !== backend) continue;
+        const value = factor * values[i];
+        if (!(value > 0)) continue;
+        const slot = doc.slot;
+        if (best[slot] === 0) touched.push(doc);
+        if (value > best[slot]) best[slot] = value;
+      }
+    }
+    for (const doc of touched) {
+      const slot = doc.slot;
+      if (totals[slot] === 0) matched.push(doc);
+      totals[slot] += best[slot];
+      best[slot] = 0;
+    }
+  }
+  return { docs: matched, scores: matched.map((doc) => totals[doc.slot]) };
+}
+
+/**
+ * What a query word stands for in this catalog: itself when the catalog has it, its spelling
+ * corrections when it is neither a catalog word nor a word the lexicon knows (a typo, not a
+ * synonym), and the catalog terms related to it by meaning. Cached per word as written until the
+ * catalog changes.
+ */
+function expansionsOf(state: IndexState, term: string, written: string | undefined): readonly TermWeight[] {
+  const key = written ?? term;
+  const cached = state.expansions.get(key);
+  if (cached !== undefined) return cached;
+  const lexicon = written === undefined ? undefined : state.lexicon;
+  let expansions: TermWeight[];
+  if (state.postings.has(term)) expansions = [{ term, weight: 1 }];
+  else if (lexicon !== undefined && written !== undefined && isKnownWord(lexicon, written)) expansions = [];
+  else expansions = corrections(state, term);
+  if (lexicon !== undefined && written !== undefined) {
+    expansions.push(...relatedTerms(lexicon, written, {
+      hasTerm: (candidate) => state.postings.has(candidate),
+      wordVectors: () => (state.wordVectors ??= catalogWordVectors(lexicon, state.words.keys())),
+    }));
+  }
+  // Words are the caller's: a stream of made-up ones must not grow the cache without bound.
+  if (state.expansions.size >= MAX_CACHED_WORDS) state.expansions.clear();
+  state.expansions.set(key, expansions);
+  return expansions;
+}
+
+function corrections(state: IndexState, word: string): TermWeight[] {
+  const vocabulary = (state.vocabulary ??= arrange(state.postings.keys()));
+  const found: { term: string; weight: number; distance: number }[] = [];
+  if (word.length >= PREFIX_MIN_LENGTH) {
+    for (let at = lowerBound(vocabulary.sorted, word); at < vocabulary.sorted.length; at += 1) {
+      const term = vocabulary.sorted[at];
+      if (!term.startsWith(word)) break;
+      if (term.length > word.length) found.push({ term, weight: PREFIX_WEIGHT, distance: term.length - word.length });
+    }
+  }
+  const maxEdits = word.length < FUZZY_MIN_LENGTH ? 0 : word.length < FUZZY_LONG_LENGTH ? 1 : 2;
+  for (let length = word.length - maxEdits; maxEdits > 0 && length <= word.length + maxEdits; length += 1) {
+    for (const term of vocabulary.byStart.get(startKey(word[0], length)) ?? []) {
+      const distance = editDistance(word, term, maxEdits);
+      if (distance <= maxEdits) found.push({ term, weight: FUZZY_WEIGHT, distance });
+    }
+  }
+  found.sort((a, b) => b.weight - a.weight || a.distance - b.distance || (a.term < b.term ? -1 : 1));
+  return found.slice(0, MAX_CORRECTIONS).map(({ term, weight }) => ({ term, weight }));
+}
+
+function arrange(terms: Iterable<string>): Vocabulary {
+  const sorted = [...terms].sort();
+  const byStart = new Map<string, string[]>();
+  for (const term of sorted) {
+    const key = startKey(term[0], term.length);
+    const list = byStart.get(key);
+    if (list === undefined) byStart.set(key, [term]);
+    else list.push(term);
+  }
+  return { sorted, byStart };
+}
+
+/**
+ * Near spellings are looked for among terms of the same first letter and a close length: a typo
+ * rarely hits the first letter, and comparing with a twentieth of the vocabulary keeps a
+ * first-seen word's corrections well under a millisecond in a catalog of 10,000 tools.
+ */
+function startKey(first: string, length: number): string {
+  return `${first}${length}`;
+}
+
+/** The first index of `sorted` whose term is not below `word`. */
+function lowerBound(sorted: readonly string[], word: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle] < word) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * Optimal-string-alignment distance (insertions, deletions, substitutions, adjacent swaps), or
+ * `max + 1` as soon as it must exceed `max`.
+ */
+export function editDistance(a: string, b: string, max: number): number {
+  const width = b.length + 1;
+  let before = new Int32Array(width);
+  let previous = new Int32Array(width);
+  let current = new Int32Array(width);
+  for (let j = 0; j < width; j += 1) previous[j] = j;
+  for (let i = 1; i <= a.length; i += 1) {
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j < width; j += 1) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
+        value = Math.min(value, before[j - 2] + 1);
+      }
+      current[j] = value;
+      if (value < rowMin) rowMin = value;
+    }
+    if (rowMin > max) return max + 1;
+    [before, previous, current] = [previous, current, before];
+  }
+  return previous[b.length];
+}
+
+interface RankedDoc {
+  doc: IndexedTool;
   score: number;
 }
 
@@ -163,7 +318,7 @@ interface RankedId {
  * comparing (backend, name): the id is `backend NUL name`, and NUL sorts before every character
  * a name or backend can hold.
  */
-function insertBounded(best: RankedId[], ranked: RankedId, topK: number): void {
+function insertBounded(best: RankedDoc[], ranked: RankedDoc, topK: number): void {
   let at = best.length;
   while (at > 0 && ranksBefore(ranked, best[at - 1])) at -= 1;
   if (at >= topK) return;
@@ -171,6 +326,6 @@ function insertBounded(best: RankedId[], ranked: RankedId, topK: number): void {
   if (best.length > topK) best.pop();
 }
 
-function ranksBefore(a: RankedId, b: RankedId): boolean {
-  return a.score > b.score || (a.score === b.score && a.id < b.id);
+function ranksBefore(a: RankedDoc, b: RankedDoc): boolean {
+  return a.score > b.score || (a.score === b.score && a.doc.id < b.doc.id);
 }

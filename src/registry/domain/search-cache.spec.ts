@@ -68,12 +68,12 @@ test('a change to the index is seen at once: a replaced backend is never answere
 test('holds at most `entries` rankings, dropping the least recently used', () => {
   const index = buildToolIndex(lookAlikes());
   const cache = new SearchCache({ entries: 2 });
-  cache.search(index, 'bucket 1', { topK: 5 });
-  cache.search(index, 'bucket 2', { topK: 5 });
-  cache.search(index, 'bucket 1', { topK: 5 });
-  cache.search(index, 'bucket 3', { topK: 5 });
+  cache.search(index, 'bucket alpha', { topK: 5 });
+  cache.search(index, 'bucket beta', { topK: 5 });
+  cache.search(index, 'bucket alpha', { topK: 5 });
+  cache.search(index, 'bucket gamma', { topK: 5 });
   assert.equal(cache.size, 2);
   // Equal queries after normalization share one ranking.
-  cache.search(index, 'Buckets 3', { topK: 5 });
+  cache.search(index, 'Buckets gamma', { topK: 5 });
   assert.equal(cache.size, 2);
 });

@@ -1,6 +1,6 @@
 import { rankTerms, type RankedMatches, type SearchToolsOptions, type ToolHit } from './ranking';
 import { indexVersion, type ToolIndex } from './tool-index';
-import { queryTerms } from './terms';
+import { queryTerms, type QueryTerm } from './terms';
 
 /** Bounds of a {@link SearchCache}. */
 export interface SearchCacheLimits {
@@ -59,15 +59,16 @@ export class SearchCache {
     return this.rankings.size;
   }
 
-  private ranking(index: ToolIndex, terms: readonly string[], backend: string | undefined): RankedMatches {
+  private ranking(index: ToolIndex, terms: readonly QueryTerm[], backend: string | undefined): RankedMatches {
     const version = indexVersion(index);
     if (version !== this.version) {
       this.rankings.clear();
       this.version = version;
     }
     // Backend names hold no NUL (config validates them): the key's part before its first NUL is the
-    // backend filter, and the rest the query's terms, space-joined (no term holds a space).
-    const key = `${backend ?? ''}\u0000${terms.join(' ')}`;
+    // backend filter, and the rest the query's terms (as written, since word meanings are looked
+    // up by the written word) with their weights, space-joined (no term holds a space).
+    const key = `${backend ?? ''}\u0000${terms.map(({ term, word, weight }) => `${word ?? term}^${weight}`).join(' ')}`;
     const cached = this.rankings.get(key);
     if (cached !== undefined) {
       // Re-inserting moves the key to the end of the Map's order: the most recently used.

@@ -1,8 +1,11 @@
+import { stem } from 'porter2';
+import { literalWords } from './literals';
+
 /**
  * The words of the tool catalog and of `find_tool` queries, normalized the same way on both sides
- * (DESIGN §1): split at code-name boundaries, stop words dropped, plurals and a few synonyms
- * folded. Pure: no I/O, no clock, no environment. Measured with the ranking against
- * `test/find-tool-queries.json`; change a word list only with that test's numbers.
+ * (DESIGN §1): split at code-name boundaries, stop words dropped, words stemmed. Pure: no I/O, no
+ * clock, no environment. General English rules only: no word list here was chosen against a
+ * query set (see BENCHMARKS.md, "Discovery").
  */
 
 /** A query is a few words; bounding the terms bounds the work of fuzzy matching a pasted essay. */
@@ -10,50 +13,23 @@ const MAX_QUERY_TERMS = 32;
 const MAX_QUERY_CHARS = 1000;
 
 /**
- * A small English stop-word list: function words that say nothing about which tool is meant,
- * plus the filler of a request ("please", "want", "need").
+ * English function words (the Snowball project's English stop list), which say nothing about which
+ * tool is meant, plus the filler of a request ("please", "want", "need"). A generic list,
+ * not one chosen against any query set.
  */
 const STOP_WORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'the', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'by', 'for', 'with', 'from',
-  'into', 'onto', 'as', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'am', 'do', 'does',
-  'did', 'it', 'its', 'this', 'that', 'these', 'those', 'there', 'here', 'i', 'me', 'my', 'we',
-  'us', 'our', 'you', 'your', 'he', 'she', 'they', 'them', 'their', 'what', 'which', 'who',
-  'whom', 'how', 'can', 'could', 'would', 'should', 'will', 'shall', 'may', 'might', 'must',
-  'please', 'want', 'need', 'some', 'any', 'all', 'so', 'if', 'then', 'than', 'just', 'also',
-  'not', 'no',
-]);
-
-/**
- * Synonym folds: each word on the left is indexed and searched as the word on the right, so a
- * query in a user's words meets a description in the author's. Limited to the verbs and nouns of
- * tool catalogs (CRUD verbs, file-system nouns, the shell's names for them), one meaning each;
- * groups that did not move the query set (get, open, edit, move, image, env) were left out.
- * Folding runs after plural folding, so "folders" folds too.
- */
-const SYNONYMS: ReadonlyMap<string, string> = new Map([
-  ['folder', 'directory'],
-  ['dir', 'directory'],
-  ['subfolder', 'subdirectory'],
-  ['ls', 'list'],
-  ['show', 'read'],
-  ['view', 'read'],
-  ['display', 'read'],
-  ['cat', 'read'],
-  ['find', 'search'],
-  ['lookup', 'search'],
-  ['look', 'search'],
-  ['locate', 'search'],
-  ['grep', 'search'],
-  ['query', 'search'],
-  ['remove', 'delete'],
-  ['rm', 'delete'],
-  ['erase', 'delete'],
-  ['forget', 'delete'],
-  ['drop', 'delete'],
-  ['make', 'create'],
-  ['mkdir', 'create'],
-  ['save', 'write'],
-  ['relationship', 'relation'],
+  'i', 'me', 'my', 'myself', 'we', 'us', 'our', 'ours', 'ourselves', 'you', 'your', 'yours', 'yourself',
+  'yourselves', 'he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself', 'it', 'its', 'itself',
+  'they', 'them', 'their', 'theirs', 'themselves', 'what', 'which', 'who', 'whom', 'this', 'that',
+  'these', 'those', 'am', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'have', 'has', 'had',
+  'having', 'do', 'does', 'did', 'doing', 'would', 'should', 'could', 'ought', 'will', 'shall',
+  'can', 'may', 'might', 'must', 'a', 'an', 'the', 'and', 'but', 'if', 'or', 'because', 'as',
+  'until', 'while', 'of', 'at', 'by', 'for', 'with', 'about', 'against', 'between', 'into',
+  'through', 'during', 'before', 'after', 'above', 'below', 'to', 'from', 'in', 'on', 'off', 'over',
+  'under', 'again', 'further', 'then', 'once', 'here', 'there', 'when', 'where', 'why', 'how', 'all',
+  'any', 'both', 'each', 'few', 'more', 'most', 'other', 'some', 'such', 'no', 'nor', 'not', 'only',
+  'own', 'same', 'so', 'than', 'too', 'very', 'just', 'also', 'onto', 'please', 'want', 'need',
+  'im', 'ive', 'youre', 'dont', 'cant', 'wont',
 ]);
 
 /**
@@ -90,35 +66,50 @@ function splitWord(word: string): string[] {
 }
 
 /**
- * Normalizes one term, the same way at index and at query time: stop words drop out, plurals
- * fold to the singular, synonyms to their canonical word. Compound terms (whole names) are kept
- * as they are so an exact name stays exact.
+ * Normalizes one term, the same way at index and at query time: stop words drop out, words are
+ * stemmed (Porter2), so "photos", "photo" and "photographs" meet where English morphology says
+ * they should. Compound terms (whole names such as `read_text_file`) are kept as they are so an
+ * exact name stays exact.
  */
 export function normalizeTerm(term: string): string | null {
-  if (STOP_WORDS.has(term)) return null;
+  // A bare number in a request is an argument's value ("ticket 4", "add 5 to 3"), and in a tool
+  // name a version or a sequence number (`Hotels_4_SearchHotel`): matching one to the other is
+  // chance. Numbers inside compounds (`base64`, `sha256sum`) stay, whole.
+  if (STOP_WORDS.has(term) || /^\d+$/.test(term)) return null;
   if (!/^[\p{L}\p{N}]+$/u.test(term)) return term;
-  const singular = singularize(term);
-  return SYNONYMS.get(singular) ?? singular;
+  return /^[a-z]+$/.test(term) ? stem(term) : term;
 }
 
-/** English plural folding, deliberately light: "entities" → "entity", "matches" → "match", "files" → "file". */
-function singularize(term: string): string {
-  if (term.length <= 3) return term;
-  if (term.endsWith('ies') && term.length > 4) return `${term.slice(0, -3)}y`;
-  if (/(?:ss|ch|sh|x)es$/u.test(term)) return term.slice(0, -2);
-  if (/(?:ss|us|is)$/u.test(term)) return term;
-  if (term.endsWith('s')) return term.slice(0, -1);
-  return term;
+/** A query term and how much a match on it counts. */
+export interface QueryTerm {
+  /** The normalized (stemmed) term, as the index holds it. */
+  readonly term: string;
+  /** The word as the request wrote it, lowercased, when it is a plain word: what word meanings are looked up by. */
+  readonly word: string | undefined;
+  readonly weight: number;
 }
 
+/**
+ * How much a word implied by a literal (see `literals.ts`) counts against a word of the request:
+ * "photo.jpg" says "image", but less surely than a request that says "image".
+ */
+const LITERAL_WEIGHT = 0.5;
 
-/** The query's distinct normalized terms, bounded (see MAX_QUERY_TERMS). */
-export function queryTerms(query: string): string[] {
-  const terms = new Set<string>();
-  for (const token of tokenize(query.slice(0, MAX_QUERY_CHARS))) {
+/**
+ * The query's distinct normalized terms, bounded (see MAX_QUERY_TERMS): its own words, then the
+ * words its literals imply (a number, a URL, a file's media type) at a lower weight.
+ */
+export function queryTerms(query: string): QueryTerm[] {
+  const text = query.slice(0, MAX_QUERY_CHARS);
+  const terms = new Map<string, QueryTerm>();
+  for (const token of tokenize(text)) {
     const term = normalizeTerm(token);
-    if (term !== null) terms.add(term);
+    if (term !== null && !terms.has(term)) terms.set(term, { term, word: /^[a-z]+$/.test(token) ? token : undefined, weight: 1 });
     if (terms.size >= MAX_QUERY_TERMS) break;
   }
-  return [...terms];
+  for (const word of literalWords(text)) {
+    const term = normalizeTerm(word);
+    if (term !== null && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, { term, word, weight: LITERAL_WEIGHT });
+  }
+  return [...terms.values()];
 }

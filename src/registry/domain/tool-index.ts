@@ -1,12 +1,13 @@
-import MiniSearch from 'minisearch';
 import type { CatalogTool, ToolAnnotations } from '../registry.types';
 import { ownTools } from './resolve';
+import type { Lexicon, VocabularyVectors } from './semantic';
 import { normalizeTerm, tokenize } from './terms';
 
 /**
  * The search index of the tool catalog for `find_tool` (DESIGN §1), kept up to date one backend
  * at a time: what is indexed of each tool (name, description, parameters, backend) and how a
- * backend's refresh changes it. Ranking queries against it is `ranking.ts`. Pure: no I/O, no clock.
+ * backend's refresh changes it. An inverted index of normalized terms with per-field counts, for
+ * BM25F; ranking queries against it is `ranking.ts`. Pure: no I/O, no clock.
  */
 
 /**
@@ -19,43 +20,97 @@ export interface ToolIndex {
 
 declare const INDEX_BRAND: unique symbol;
 
+/** The fields indexed per tool, in the order of {@link IndexedTool.lengths}. */
+export const INDEXED_FIELDS = ['name', 'description', 'params', 'paramDescriptions', 'backend'] as const;
+export type IndexedField = (typeof INDEXED_FIELDS)[number];
+const FIELD_COUNT = INDEXED_FIELDS.length;
+
+/** One tool as indexed: its catalog entry, its text per field and the counts BM25F needs. */
+export interface IndexedTool {
+  /** `backend NUL name`: unique, and ordering ids orders by (backend, name). */
+  readonly id: string;
+  tool: CatalogTool;
+  readonly text: readonly string[];
+  /** Number of terms per field. */
+  readonly lengths: readonly number[];
+  /** Each term's number of occurrences per field. */
+  readonly counts: ReadonlyMap<string, readonly number[]>;
+  /** The description says the tool is deprecated: it ranks below its replacement. */
+  readonly deprecated: boolean;
+  /** The plain words (lowercase letters only) of its text, unstemmed, each once. */
+  readonly words: readonly string[];
+  /** Its place in the ranking's score arrays, unique among the indexed tools (freed ones are reused). */
+  slot: number;
+}
+
 /** The index's inside, for `ranking.ts`: nothing else looks in. */
 export interface IndexState {
-  readonly search: MiniSearch<IndexedTool>;
-  readonly byId: Map<string, CatalogTool>;
+  readonly byId: Map<string, IndexedTool>;
   /**
    * Each backend's tools sorted by name, the backends in name order: the browse order and the
    * tie-break order.
    */
   byBackend: Map<string, readonly CatalogTool[]>;
+  /** Term → the tools holding it. A term found here is a catalog word (spelled right). */
+  readonly postings: Map<string, Set<IndexedTool>>;
+  /** Sum of each field's length over all tools, for the average lengths of BM25F. */
+  readonly fieldTotals: number[];
   /**
-   * Every normalized term in the index with its number of indexed occurrences: a query term found
-   * here is spelled right. Counted so that removing a backend's tools forgets only their words.
+   * Every plain word of the catalog, unstemmed, with the number of tools using it: what a query
+   * word's related words (WordNet, word vectors) are looked for among.
    */
-  readonly vocabulary: Map<string, number>;
-  /** What `processTerm` adds to a term's count: 1 while documents are added, -1 while removed. */
-  readonly counting: { delta: 1 | -1 };
+  readonly words: Map<string, number>;
+  /**
+   * Per query word, the catalog terms it stands for and their weights (itself, or its spelling
+   * corrections): worked out once per word, since the words of queries repeat even when the
+   * queries do not. Cleared by every change to the catalog.
+   */
+  readonly expansions: Map<string, readonly TermWeight[]>;
+  /** The catalog's terms sorted, and by length, for spelling correction; built when first needed. */
+  vocabulary: Vocabulary | undefined;
+  /** The offline lexicon for word meanings; without it the ranking is lexical only. */
+  readonly lexicon: Lexicon | undefined;
+  /** The vectors of {@link words}, built when first needed after a change. */
+  wordVectors: VocabularyVectors | undefined;
+  /** Slots of removed tools, for reuse; `slotCount` is one more than the highest slot ever given. */
+  readonly freeSlots: number[];
+  slotCount: number;
+  /**
+   * Per term, what the ranking precomputed from its postings for the current catalog (scores
+   * depend on the catalog's average field lengths and the term's document frequency). Cleared by
+   * every change.
+   */
+  readonly compiled: Map<string, unknown>;
+  /** Term normalization is the cost of indexing: each distinct token is normalized once. */
+  readonly normalized: Map<string, string | null>;
   /** Bumped by every change, so a cache of answers knows when it is stale. */
   version: number;
 }
 
-export interface IndexedTool {
-  id: string;
-  name: string;
-  description: string;
-  params: string;
-  paramDescriptions: string;
-  backend: string;
+/** Options of {@link buildToolIndex}. */
+export interface ToolIndexOptions {
+  /** The offline lexicon (`registry/lexicon.ts`): related words by meaning join the ranking. */
+  lexicon?: Lexicon;
 }
 
-/** The fields indexed per tool; `ranking.ts` boosts them by name. */
-export const INDEXED_FIELDS = ['name', 'description', 'params', 'paramDescriptions', 'backend'] as const;
+/** The catalog's terms, arranged for finding near spellings and prefixes. */
+export interface Vocabulary {
+  readonly sorted: readonly string[];
+  /** Terms by first letter and length. */
+  readonly byStart: ReadonlyMap<string, readonly string[]>;
+}
+
+/** A catalog term a query word stands for, and how much a match on it counts (1 = the word itself). */
+export interface TermWeight {
+  readonly term: string;
+  readonly weight: number;
+}
 
 /** Schemas can be large; this much text of parameter names and descriptions is plenty to rank on. */
 const MAX_PARAM_TEXT = 4000;
 const MAX_SCHEMA_DEPTH = 4;
 
-/** Text of every parameter name and description, nested objects and array items included. */
+/** Text of every parameter name, description and enumerated value, nested objects and array items included. */
 function collectParams(schema: unknown, names: string[], descriptions: string[], depth: number): void {
   if (depth > MAX_SCHEMA_DEPTH || !isRecord(schema)) return;
   const properties = schema['properties'];
@@ -63,6 +118,8 @@ function collectParams(schema: unknown, names: string[], descriptions: string[],
     for (const [key, value] of Object.entries(properties)) {
       names.push(key);
       if (isRecord(value) && typeof value['description'] === 'string') descriptions.push(value['description']);
+      // The values a parameter accepts are the words of what the tool handles ("celsius", "pdf").
+      if (isRecord(value) && Array.isArray(value['enum'])) descriptions.push(value['enum'].filter((v) => typeof v === 'string').join(' '));
       collectParams(value, names, descriptions, depth + 1);
     }
   }
@@ -79,19 +136,63 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function toIndexed(id: string, tool: CatalogTool): IndexedTool {
+/**
+ * "Deprecated" in a tool's own description (or title): its author says to use another tool. A
+ * general signal, written by the backend, not a list of tools.
+ */
+const DEPRECATED = /\bdeprecated\b/i;
+
+function fieldTexts(tool: CatalogTool): string[] {
   const names: string[] = [];
   const descriptions: string[] = [];
   collectParams(tool.inputSchema, names, descriptions, 0);
   const title = tool.annotations?.title;
-  return {
-    id,
-    name: tool.name,
-    description: title === undefined ? tool.description : `${title}. ${tool.description}`,
-    params: names.join(' ').slice(0, MAX_PARAM_TEXT),
-    paramDescriptions: descriptions.join(' ').slice(0, MAX_PARAM_TEXT),
-    backend: tool.backend,
-  };
+  return [
+    tool.name,
+    title === undefined ? tool.description : `${title}. ${tool.description}`,
+    names.join(' ').slice(0, MAX_PARAM_TEXT),
+    descriptions.join(' ').slice(0, MAX_PARAM_TEXT),
+    tool.backend,
+  ];
+}
+
+const PLAIN_WORD = /^[a-z]{2,}$/;
+
+/** Distinct tokens whose normalization is remembered; past this the memo starts again. */
+const MAX_MEMO = 100_000;
+
+function normalizeMemo(memo: Map<string, string | null>, token: string): string | null {
+  let term = memo.get(token);
+  if (term === undefined) {
+    if (memo.size >= MAX_MEMO) memo.clear();
+    term = normalizeTerm(token);
+    memo.set(token, term);
+  }
+  return term;
+}
+
+function toIndexed(id: string, tool: CatalogTool, memo: Map<string, string | null>): IndexedTool {
+  const text = fieldTexts(tool);
+  const counts = new Map<string, number[]>();
+  const lengths: number[] = [];
+  const words = new Set<string>();
+  for (let field = 0; field < FIELD_COUNT; field += 1) {
+    let length = 0;
+    for (const token of tokenize(text[field])) {
+      const term = normalizeMemo(memo, token);
+      if (term === null) continue;
+      if (PLAIN_WORD.test(token)) words.add(token);
+      length += 1;
+      let perField = counts.get(term);
+      if (perField === undefined) {
+        perField = new Array<number>(FIELD_COUNT).fill(0);
+        counts.set(term, perField);
+      }
+      perField[field] += 1;
+    }
+    lengths.push(length);
+  }
+  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), words: [...words], slot: -1 };
 }
 
 /**
@@ -106,26 +207,23 @@ function toolId(tool: CatalogTool): string {
  * Builds the search index for one catalog. A (backend, name) pair listed twice is indexed once,
  * the first entry winning, so a misbehaving backend cannot break the catalog.
  */
-export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
-  const vocabulary = new Map<string, number>();
-  const counting: { delta: 1 | -1 } = { delta: 1 };
-  const search = new MiniSearch<IndexedTool>({
-    fields: [...INDEXED_FIELDS],
-    storeFields: [],
-    tokenize: (text) => tokenize(text),
-    // minisearch calls this once per indexed occurrence, and again per occurrence when it removes
-    // a document, so the counts stay exactly those of the indexed terms.
-    processTerm: (term) => {
-      const normalized = normalizeTerm(term);
-      if (normalized !== null) {
-        const count = (vocabulary.get(normalized) ?? 0) + counting.delta;
-        if (count > 0) vocabulary.set(normalized, count);
-        else vocabulary.delete(normalized);
-      }
-      return normalized;
-    },
-  });
-  const state: IndexState = { search, byId: new Map(), byBackend: new Map(), vocabulary, counting, version: 0 };
+export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndexOptions = {}): ToolIndex {
+  const state: IndexState = {
+    byId: new Map(),
+    byBackend: new Map(),
+    postings: new Map(),
+    fieldTotals: new Array<number>(FIELD_COUNT).fill(0),
+    words: new Map(),
+    expansions: new Map(),
+    vocabulary: undefined,
+    lexicon: options.lexicon,
+    wordVectors: undefined,
+    freeSlots: [],
+    slotCount: 0,
+    compiled: new Map(),
+    normalized: new Map(),
+    version: 0,
+  };
   const index = state as unknown as ToolIndex;
   const byBackend = new Map<string, CatalogTool[]>();
   for (const tool of tools) {
@@ -141,8 +239,7 @@ export function buildToolIndex(tools: readonly CatalogTool[]): ToolIndex {
  * Replaces one backend's tools in the index, in place: a tool whose indexed text did not change
  * keeps its document (only the catalog entry it answers with is renewed, so annotations stay
  * current), a changed tool is removed and added again, a gone one removed. The cost is that of the
- * backend's tools, not of the catalog (a rebuild of 10,000 tools took ~300 ms of event loop).
- * Removal is exact (minisearch `remove`, not `discard`): document frequencies and field lengths
+ * backend's tools, not of the catalog. Removal is exact: document frequencies and field lengths
  * are those of a fresh build, so scores do not drift with refreshes. Tools naming another backend
  * are ignored; a name listed twice keeps its first entry. Synchronous, so no search runs halfway.
  */
@@ -153,36 +250,21 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   // A refresh that changes nothing (the usual answer to a periodic or spurious list_changed)
   // leaves the index and its version alone, so cached rankings stay valid.
   if (previous !== undefined && previous.length === next.size && previous.every((old) => sameTool(old, next.get(old.name)))) return;
-  const stale: IndexedTool[] = [];
-  const fresh: IndexedTool[] = [];
-  const kept = new Set<string>();
   for (const old of previous ?? []) {
     const id = toolId(old);
+    const doc = state.byId.get(id);
     const tool = next.get(old.name);
-    if (tool === old) {
-      kept.add(old.name);
+    if (doc === undefined) continue;
+    if (tool !== undefined && sameText(doc.text, fieldTexts(tool))) {
+      doc.tool = tool;
       continue;
     }
-    const before = toIndexed(id, old);
-    const after = tool === undefined ? undefined : toIndexed(id, tool);
-    if (after !== undefined && sameText(before, after)) {
-      kept.add(old.name);
-      continue;
-    }
-    stale.push(before);
-    if (after !== undefined) {
-      kept.add(old.name);
-      fresh.push(after);
-    }
-    if (tool === undefined) state.byId.delete(id);
+    removeDoc(state, doc);
   }
-  for (const [name, tool] of next) if (!kept.has(name)) fresh.push(toIndexed(toolId(tool), tool));
-
-  state.counting.delta = -1;
-  for (const doc of stale) state.search.remove(doc);
-  state.counting.delta = 1;
-  for (const doc of fresh) state.search.add(doc);
-  for (const tool of next.values()) state.byId.set(toolId(tool), tool);
+  for (const tool of next.values()) {
+    const id = toolId(tool);
+    if (!state.byId.has(id)) addDoc(state, toIndexed(id, tool, state.normalized));
+  }
 
   const sorted = [...next.values()].sort(compareNames);
   if (state.byBackend.has(backend)) state.byBackend.set(backend, sorted);
@@ -190,7 +272,39 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
     state.byBackend.set(backend, sorted);
     state.byBackend = new Map([...state.byBackend].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
+  state.expansions.clear();
+  state.vocabulary = undefined;
+  state.wordVectors = undefined;
+  state.compiled.clear();
   state.version += 1;
+}
+
+function addDoc(state: IndexState, doc: IndexedTool): void {
+  doc.slot = state.freeSlots.pop() ?? state.slotCount++;
+  state.byId.set(doc.id, doc);
+  for (let field = 0; field < FIELD_COUNT; field += 1) state.fieldTotals[field] += doc.lengths[field];
+  for (const word of doc.words) state.words.set(word, (state.words.get(word) ?? 0) + 1);
+  for (const term of doc.counts.keys()) {
+    const holders = state.postings.get(term);
+    if (holders === undefined) state.postings.set(term, new Set([doc]));
+    else holders.add(doc);
+  }
+}
+
+function removeDoc(state: IndexState, doc: IndexedTool): void {
+  state.freeSlots.push(doc.slot);
+  state.byId.delete(doc.id);
+  for (let field = 0; field < FIELD_COUNT; field += 1) state.fieldTotals[field] -= doc.lengths[field];
+  for (const word of doc.words) {
+    const count = (state.words.get(word) ?? 0) - 1;
+    if (count > 0) state.words.set(word, count);
+    else state.words.delete(word);
+  }
+  for (const term of doc.counts.keys()) {
+    const holders = state.postings.get(term);
+    holders?.delete(doc);
+    if (holders?.size === 0) state.postings.delete(term);
+  }
 }
 
 /** Changes whenever the index does; equal versions of one index answer every query alike. */
@@ -207,14 +321,13 @@ function sameTool(a: CatalogTool, b: CatalogTool | undefined): boolean {
   return JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);
 }
 
-function sameText(a: IndexedTool, b: IndexedTool): boolean {
-  return a.name === b.name && a.description === b.description && a.params === b.params && a.paramDescriptions === b.paramDescriptions;
+function sameText(a: readonly string[], b: readonly string[]): boolean {
+  return a.every((text, field) => text === b[field]);
 }
 
 function compareNames(a: CatalogTool, b: CatalogTool): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
-
 
 /** The index's inside (see {@link IndexState}). */
 export function indexState(index: ToolIndex): IndexState {

