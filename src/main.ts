@@ -12,9 +12,10 @@ import { moveOpsPathsOffMainPort } from './ops-port';
 /**
  * Bound of `app.close()` after the drain: closing backends waits for every stdio process group to
  * exit, which the backends' own escalation to SIGKILL (2 s) keeps short; this only guards against
- * a hang, and stays under the chart's `shutdown.extraGraceSeconds` (10) so the kubelet never has to.
+ * a hang. With the answer grace after a missed drain deadline (2 s) it stays under the chart's
+ * `shutdown.extraGraceSeconds` (10), so the kubelet never has to SIGKILL the router.
  */
-const CLOSE_TIMEOUT_MS = 8_000;
+const CLOSE_TIMEOUT_MS = 6_000;
 
 async function main(): Promise<void> {
   let config;
