@@ -4,7 +4,7 @@
  *
  * Environment (all optional): BENCH_RUNS (runs per figure, default 3), BENCH_SECONDS (seconds per
  * run, default 5), BENCH_HEAP_CALLS (calls of the heap-slope run, default 200000), BENCH_ONLY
- * (comma list of sections: ceiling,batch,find,embeddings,heap,isolation,profile), BENCH_QUICK=1 (a smoke run:
+ * (comma list of sections: ceiling,batch,find,embeddings,heap,isolation,redis,profile), BENCH_QUICK=1 (a smoke run:
  * one short run of everything, small heap run).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { EmbeddingsService } from '../src/registry/embeddings.service';
 import { RegistryService } from '../src/registry/registry.service';
 import { startEmbeddingsServer } from '../test/fixtures/embeddings-server';
 import { syntheticTools } from '../test/fixtures/synthetic-tools';
+import { startRedisServer } from '../test/support/redis-server';
 import {
   cpuMicros,
   FAULT_SERVER,
@@ -50,7 +51,7 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
 const HEAP_CALLS = Number(process.env.BENCH_HEAP_CALLS ?? (QUICK ? 10_000 : 200_000));
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'ceiling,batch,find,embeddings,heap,isolation,profile').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'ceiling,batch,find,embeddings,heap,isolation,redis,profile').split(','));
 const ROOT = resolve(__dirname, '..', '..');
 const OUT = resolve(__dirname);
 
@@ -65,6 +66,8 @@ const TARGETS = {
   routerCpuPerBatchEntryUs: 60,
   findToolP99Ms: 2,
   findToolInProcessP99Ms: 10,
+  /** Issue 15: what a Redis-backed token adds to each call at 16 connections (one round trip). */
+  redisAddedCpuPerCallUs: 150,
 };
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -203,6 +206,57 @@ async function ceilingAndBatch(): Promise<void> {
   await stop(router);
   await stop(nul);
   await stop(bare);
+}
+
+// --- (6) a Redis-backed token against an in-memory one (issue 15) --------------------------------
+
+async function redisStore(): Promise<void> {
+  say('## 6. Shared rate limits: a token from Redis against one from memory');
+  say();
+  const redis = await startRedisServer();
+  const nullPort = await freePort();
+  const nul = await track(startNullHttp(nullPort));
+  const nullUrl = `http://127.0.0.1:${nullPort}/mcp`;
+  // A rate far above what this machine serves: every call takes a token and none waits, so the
+  // difference is the store's cost alone.
+  const limited = (store: Record<string, unknown>) => ({
+    backends: { null: { transport: 'http', url: nullUrl, timeoutMs: 30_000, rateLimit: { ratePerSecond: 1_000_000, burst: 1_000_000 } } },
+    rateLimit: { ratePerSecond: 1_000_000, burst: 1_000_000, ...store },
+  });
+  const rows: Record<string, LoadResult> = {};
+  try {
+    say('| store | conns | calls/s | p50 ms | p99 ms | mean µs/call | router CPU µs/call | Redis CPU µs/call | failures |');
+    say('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [name, store] of [
+      ['memory', { store: 'memory' }],
+      ['redis', { store: 'redis', redis: { url: redis.url } }],
+    ] as const) {
+      const router = await track(startRouter(dir, limited(store)));
+      for (const connections of [1, 16]) {
+        const watch = { router: router.pid, ...(name === 'redis' ? { redis: redis.pid } : {}) };
+        const r = await measure({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), connections, durationSeconds: SECONDS, verify: okSingle, watch });
+        rows[`${name}/${connections}`] = r;
+        const mean = (connections / r.requestsPerSecond) * 1e6;
+        say(`| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${int(mean)} | ${int(r.cpuPerRequest.router)} | ${r.cpuPerRequest.redis === undefined ? '–' : int(r.cpuPerRequest.redis)} | ${r.failures} |`);
+      }
+      await stop(router);
+    }
+  } finally {
+    await stop(nul);
+    await redis.stop();
+  }
+  const added = (key: 'router' | 'mean', c: number) =>
+    key === 'router'
+      ? rows[`redis/${c}`].cpuPerRequest.router - rows[`memory/${c}`].cpuPerRequest.router
+      : (c / rows[`redis/${c}`].requestsPerSecond - c / rows[`memory/${c}`].requestsPerSecond) * 1e6;
+  say();
+  say(`Added by Redis per call at 16 connections: ${int(added('router', 16))} µs of router CPU (plus ${int(rows['redis/16'].cpuPerRequest.redis)} µs in redis-server), ${int(added('mean', 16))} µs of mean time per call; at 1 connection ${int(added('mean', 1))} µs per call (the round trip).`);
+  say();
+  results.redis = rows;
+  results.targets = {
+    ...(results.targets as object),
+    redisAddedCpuPerCallUs: { target: TARGETS.redisAddedCpuPerCallUs, measured: added('router', 16), met: added('router', 16) <= TARGETS.redisAddedCpuPerCallUs },
+  };
 }
 
 // --- (3) find_tool at catalog scale ------------------------------------------------------------
@@ -597,6 +651,7 @@ function targetsTable(): void {
   line('router CPU per batch entry', 'routerCpuPerBatchEntryUs', 'µs');
   line('find_tool p99 at 10,000 tools (HTTP, 1 conn, first-seen queries)', 'findToolP99Ms', 'ms', 2);
   line('find_tool p99 at 10,000 tools, in process, every default signal', 'findToolInProcessP99Ms', 'ms', 2);
+  line('router CPU a Redis-backed token adds per call (16 conns)', 'redisAddedCpuPerCallUs', 'µs');
   if (t.noHeapGrowth) say(`| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`);
   say();
 }
@@ -613,6 +668,7 @@ async function main(): Promise<void> {
   if (ONLY.has('embeddings')) await findToolWithEmbeddings();
   if (ONLY.has('heap')) await heapRun();
   if (ONLY.has('isolation')) await isolation();
+  if (ONLY.has('redis')) await redisStore();
   targetsTable();
   if (ONLY.has('profile')) await profile();
   writeFileSync(join(OUT, 'last-run.json'), JSON.stringify(results, null, 2));

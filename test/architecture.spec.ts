@@ -24,10 +24,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   auth: ['common', 'config'],
   access: ['common', 'config', 'registry'],
   audit: ['common', 'config'],
-  metrics: ['common', 'config', 'backends', 'registry', 'cursor'],
+  metrics: ['common', 'config', 'backends', 'registry', 'cursor', 'rate-limit'],
   batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics', 'access', 'audit', 'lifecycle'],
   mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics', 'auth', 'audit'],
-  health: ['common', 'config', 'backends', 'registry', 'lifecycle'],
+  health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
 };
 
 interface SourceFile {

@@ -13,9 +13,10 @@ import { loadDiscoverySet, scorePart, toolKey, type DiscoverySetName } from './s
  * make a change pass without saying so in BENCHMARKS.md.
  */
 const FLOORS: Record<DiscoverySetName, { recallAt5: number; mrrAt10: number }> = {
-  livemcpbench: { recallAt5: 0.6, mrrAt10: 0.44 },
-  'bfcl-live': { recallAt5: 0.81, mrrAt10: 0.67 },
-  metatool: { recallAt5: 0.6, mrrAt10: 0.49 },
+  // 46 test queries: one query is 0.022 of recall, so the floor sits two queries under.
+  livemcpbench: { recallAt5: 0.6, mrrAt10: 0.46 },
+  'bfcl-live': { recallAt5: 0.87, mrrAt10: 0.73 },
+  metatool: { recallAt5: 0.64, mrrAt10: 0.51 },
 };
 
 // The ranking as the router runs it: with the offline lexicon.

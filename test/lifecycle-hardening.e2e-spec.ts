@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { isAlive, livingInGroup, waitFor } from './support/backend-processes';
 import { childrenOf, FAULT_SERVER, readCounts } from './support/fault-backends';
-import { msgOf, spawnRouter, stdioBackendYaml, type RouterProcess } from './support/router-process';
+import { msgOf, spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
 import { tempDir } from './support/router';
 
 /**
@@ -13,7 +13,7 @@ import { tempDir } from './support/router';
  * backends connect (item 4) and says plainly when it cannot listen (item 8).
  */
 
-const started: RouterProcess[] = [];
+const started: SpawnedRouter[] = [];
 after(() => {
   for (const router of started) router.kill();
 });

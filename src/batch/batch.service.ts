@@ -199,6 +199,8 @@ export class BatchService {
   private async callBackend(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<ToolResultLike | RouterError> {
     const limited = await this.rateLimits.acquire(backend, principal);
     if (!limited.ok) {
+      // DESIGN §7 (issue 15): the shared store is away and its policy is fail closed.
+      if (limited.reason === 'store_unavailable') return new RouterError('rate_limited', 'rate limit: the shared rate-limit store is unavailable');
       this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
       return new RouterError('rate_limited', `rate limit: no token within ${limited.maxWaitMs} ms`);
     }

@@ -167,3 +167,56 @@ discovery:
   assert.ok(problemsOf(() => load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: "\${NOPE}" }\n`, { DOCS_TOKEN: 't' }))
     .some((p) => p.includes('NOPE')));
 });
+
+test('rateLimit.store: memory by default; redis with its url, defaults and failure policy', () => {
+  assert.deepEqual(load(minimal, { DOCS_TOKEN: 'x' }).rateLimitStore, { kind: 'memory' });
+  const config = load(
+    `${minimal}
+rateLimit:
+  ratePerSecond: 8
+  burst: 8
+  store: redis
+  redis: { url: "\${REDIS_URL}", fail: closed, replicas: 3 }
+`,
+    { DOCS_TOKEN: 'x', REDIS_URL: 'rediss://router:s3cret@redis.internal:6380/0' },
+  );
+  assert.deepEqual(config.rateLimit, { ratePerSecond: 8, burst: 8, maxWaitMs: 10_000 });
+  assert.deepEqual(config.rateLimitStore, {
+    kind: 'redis',
+    url: 'rediss://router:s3cret@redis.internal:6380/0',
+    keyPrefix: 'centralmcp-router:{rate-limit}:',
+    connectTimeoutMs: 2_000,
+    commandTimeoutMs: 250,
+    fail: 'closed',
+    replicas: 3,
+  });
+  // The block may choose the store alone: no global bucket then.
+  const storeOnly = load(`${minimal}\nrateLimit: { store: redis, redis: { url: "redis://127.0.0.1:6379" } }\n`, { DOCS_TOKEN: 'x' });
+  assert.equal(storeOnly.rateLimit, undefined);
+  assert.equal(storeOnly.rateLimitStore?.kind, 'redis');
+});
+
+test('rateLimit.store problems name their field and never echo the URL', () => {
+  const problems = problemsOf(() =>
+    load(
+      `${minimal}
+rateLimit:
+  ratePerSecond: 5
+  store: redis
+  redis: { url: "http://user:hunter2@redis:6379", fail: maybe, replicas: 0, commandTimeoutMs: 5 }
+`,
+      { DOCS_TOKEN: 'x' },
+    ),
+  );
+  const text = problems.join('\n');
+  for (const field of ['rateLimit.burst', 'rateLimit.redis.url', 'rateLimit.redis.fail', 'rateLimit.redis.replicas', 'rateLimit.redis.commandTimeoutMs']) {
+    assert.ok(text.includes(field), `${field} in:\n${text}`);
+  }
+  assert.ok(!text.includes('hunter2'), text);
+  assert.match(problemsOf(() => load(`${minimal}\nrateLimit: { store: redis }\n`, { DOCS_TOKEN: 'x' })).join('\n'), /rateLimit\.redis: required/);
+  assert.match(
+    problemsOf(() => load(`${minimal}\nrateLimit: { redis: { url: "redis://r:6379" } }\n`, { DOCS_TOKEN: 'x' })).join('\n'),
+    /rateLimit\.redis: applies only with rateLimit\.store: redis/,
+  );
+  assert.match(problemsOf(() => load(`${minimal}\nrateLimit: { maxWaitMs: 500 }\n`, { DOCS_TOKEN: 'x' })).join('\n'), /rateLimit\.maxWaitMs/);
+});

@@ -7,13 +7,14 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './config.errors';
 import {
   FileConfigDto,
+  type GlobalRateLimitDto,
   HttpBackendDto,
   StdioBackendDto,
   type BackendDto,
   type DiscoveryDto,
   type RateLimitDto,
 } from './config.schema';
-import type { BackendConfig, DiscoveryConfig, RateLimitSettings, RouterConfig } from './config.types';
+import type { BackendConfig, DiscoveryConfig, RateLimitSettings, RateLimitStoreConfig, RouterConfig } from './config.types';
 import { readEnvSettings } from './domain/env-settings';
 import { expandEnv } from './domain/expand-env';
 import { buildSecurity } from './domain/security-settings';
@@ -24,6 +25,8 @@ export const DEMO_CONFIG_PATH = resolve(__dirname, '../../../config/demo.yaml');
 const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_WAIT_MS = 10_000;
+/** Shared-store defaults (issue 15). The hash tag `{…}` puts every bucket in one Redis Cluster slot. */
+const REDIS_DEFAULTS = { keyPrefix: 'centralmcp-router:{rate-limit}:', connectTimeoutMs: 2_000, commandTimeoutMs: 250, fail: 'open', replicas: 1 } as const;
 /** The router's variables a stdio child inherits (DESIGN §3); everything else must be configured. */
 const INHERITED_VARIABLES = ['PATH', 'HOME'] as const;
 
@@ -97,7 +100,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
   }
 }
 
-type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'principalRateLimit'> &
+type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit'> &
   Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery'>>;
 
 function buildConfig(
@@ -124,7 +127,8 @@ function buildConfig(
   return {
     backends,
     policy: { readOnly: { allow: file.policy?.readOnly?.allow ?? [], deny: file.policy?.readOnly?.deny ?? [] } },
-    rateLimit: rateLimitOf(file.rateLimit, DEFAULT_MAX_WAIT_MS),
+    rateLimit: globalRateLimitOf(file.rateLimit, problems),
+    rateLimitStore: storeOf(file.rateLimit, problems),
     principalRateLimit: rateLimitOf(file.principalRateLimit),
     ...buildSecurity(file, listenHost, configDir, problems),
     discovery: discoveryOf(file.discovery, problems),
@@ -217,6 +221,37 @@ function rateLimitOf(dto: RateLimitDto | undefined, defaultMaxWaitMs?: number): 
   if (!dto) return undefined;
   const maxWaitMs = dto.maxWaitMs ?? defaultMaxWaitMs;
   return { ratePerSecond: dto.ratePerSecond, burst: dto.burst, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) };
+}
+
+/** The global bucket, when the block sets a rate (it may only choose the store). */
+function globalRateLimitOf(dto: GlobalRateLimitDto | undefined, problems: string[]): RateLimitSettings | undefined {
+  if (dto?.ratePerSecond === undefined || dto.burst === undefined) {
+    // Silently dropping it would leave every other bucket on the 10 s default.
+    if (dto?.maxWaitMs !== undefined) problems.push('rateLimit.maxWaitMs: applies only with ratePerSecond and burst');
+    return undefined;
+  }
+  return rateLimitOf({ ratePerSecond: dto.ratePerSecond, burst: dto.burst, maxWaitMs: dto.maxWaitMs }, DEFAULT_MAX_WAIT_MS);
+}
+
+function storeOf(dto: GlobalRateLimitDto | undefined, problems: string[]): RateLimitStoreConfig {
+  const redis = dto?.redis;
+  if (dto?.store !== 'redis') {
+    if (redis !== undefined) problems.push('rateLimit.redis: applies only with rateLimit.store: redis');
+    return { kind: 'memory' };
+  }
+  if (redis === undefined) {
+    problems.push('rateLimit.redis: required with rateLimit.store: redis (at least its url)');
+    return { kind: 'memory' };
+  }
+  return {
+    kind: 'redis',
+    url: redis.url,
+    keyPrefix: redis.keyPrefix ?? REDIS_DEFAULTS.keyPrefix,
+    connectTimeoutMs: redis.connectTimeoutMs ?? REDIS_DEFAULTS.connectTimeoutMs,
+    commandTimeoutMs: redis.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs,
+    fail: redis.fail ?? REDIS_DEFAULTS.fail,
+    replicas: redis.replicas ?? REDIS_DEFAULTS.replicas,
+  };
 }
 
 /**

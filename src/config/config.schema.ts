@@ -30,6 +30,32 @@ export class RateLimitDto {
   @IsOptional() @IsInt() @Min(0) @Max(600_000) maxWaitMs?: number;
 }
 
+/** `rateLimit.redis` (issue 15): the shared store's connection and failure policy. */
+export class RedisStoreDto {
+  // The message never repeats the value: the URL may hold a password.
+  @IsString() @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'url must be a redis:// or rediss:// URL (value not shown: it may hold a password)' })
+  url!: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) keyPrefix?: string;
+  @IsOptional() @IsInt() @Min(100) @Max(60_000) connectTimeoutMs?: number;
+  @IsOptional() @IsInt() @Min(10) @Max(10_000) commandTimeoutMs?: number;
+  @IsOptional() @IsIn(['open', 'closed']) fail?: 'open' | 'closed';
+  @IsOptional() @IsInt() @Min(1) @Max(1_000) replicas?: number;
+}
+
+/**
+ * The file's top-level `rateLimit`: the global bucket (rate and burst together, or neither) and
+ * where every bucket lives.
+ */
+export class GlobalRateLimitDto {
+  @ValidateIf((o: GlobalRateLimitDto) => o.ratePerSecond !== undefined || o.burst !== undefined)
+  @IsNumber() @Min(0.001) @Max(1_000_000) ratePerSecond?: number;
+  @ValidateIf((o: GlobalRateLimitDto) => o.ratePerSecond !== undefined || o.burst !== undefined)
+  @IsInt() @Min(1) @Max(1_000_000) burst?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(600_000) maxWaitMs?: number;
+  @IsOptional() @IsIn(['memory', 'redis']) store?: 'memory' | 'redis';
+  @IsOptional() @ValidateNested() @Type(() => RedisStoreDto) redis?: RedisStoreDto;
+}
+
 export class BackendDto {
   @IsIn(['stdio', 'http', 'sse']) transport!: 'stdio' | 'http' | 'sse';
   @IsOptional() @IsBoolean() required?: boolean;
@@ -127,7 +153,7 @@ export class DiscoveryDto {
 export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
   @IsOptional() @ValidateNested() @Type(() => PolicyDto) policy?: PolicyDto;
-  @IsOptional() @ValidateNested() @Type(() => RateLimitDto) rateLimit?: RateLimitDto;
+  @IsOptional() @ValidateNested() @Type(() => GlobalRateLimitDto) rateLimit?: GlobalRateLimitDto;
   /** A bucket of this size for each principal (DESIGN §10); its maxWaitMs defaults to the global one's. */
   @IsOptional() @ValidateNested() @Type(() => RateLimitDto) principalRateLimit?: RateLimitDto;
   @IsOptional() @ValidateNested() @Type(() => AuthDto) auth?: AuthDto;

@@ -7,6 +7,29 @@ export interface RateLimitSettings {
   maxWaitMs?: number;
 }
 
+/**
+ * Where rate-limit buckets live (DESIGN §7, issue 15). `memory`: in each replica, so N replicas
+ * allow N times each rate. `redis`: in one Redis shared by every replica, so each rate is the
+ * cluster's.
+ */
+export type RateLimitStoreConfig = { kind: 'memory' } | ({ kind: 'redis' } & RedisStoreConfig);
+
+/** What a call does while Redis cannot answer: use the per-replica share, or fail with `error`. */
+export type RateLimitFailPolicy = 'open' | 'closed';
+
+export interface RedisStoreConfig {
+  /** `redis://` or `rediss://` (TLS); user and password in the URL. Never logged. */
+  url: string;
+  /** Prefix of every bucket key, so several routers (or other tenants) can share one Redis. */
+  keyPrefix: string;
+  connectTimeoutMs: number;
+  /** A reservation not answered within this is a Redis failure (the failure policy applies). */
+  commandTimeoutMs: number;
+  fail: RateLimitFailPolicy;
+  /** Fail open: each replica then allows `rate / replicas` (and `burst / replicas`, at least 1). */
+  replicas: number;
+}
+
 interface BackendCommon {
   /** Backend name, `[a-z][a-z0-9-]{0,62}`; the `server` of every tool it serves. */
   name: string;
@@ -169,6 +192,8 @@ export interface RouterConfig {
   backends: BackendConfig[];
   policy: { readOnly: ReadOnlyPolicyConfig };
   rateLimit?: RateLimitSettings;
+  /** Optional (default: memory); the loader always sets it. */
+  rateLimitStore?: RateLimitStoreConfig;
   /** A bucket of this size for each principal; none when absent. */
   principalRateLimit?: RateLimitSettings;
   /**

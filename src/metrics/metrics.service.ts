@@ -7,6 +7,7 @@ import type { BackendConfig } from '../config/config.types';
 import type { CursorRejection } from '../cursor/domain/cursor-codec';
 import { EMBEDDINGS_FAILURES, type EmbeddingsFailure } from '../registry/embeddings.client';
 import { EmbeddingsService } from '../registry/embeddings.service';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
 
 /** Every metric name starts with this (DESIGN §8). */
@@ -56,6 +57,7 @@ export class MetricsService {
   private readonly backendNames: ReadonlySet<string>;
   private readonly restartsSeen = new Map<string, number>();
   private readonly embeddingFailuresSeen = new Map<EmbeddingsFailure, number>();
+  private readonly storeFallbacksSeen = { local: 0, refused: 0 };
 
   private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
   private readonly backendCallDuration: Histogram<'backend' | 'status'>;
@@ -74,6 +76,7 @@ export class MetricsService {
     private readonly backends: BackendsService,
     catalog: RegistryService,
     private readonly embeddings: EmbeddingsService,
+    rateLimits: RateLimitService,
   ) {
     this.backendNames = new Set(configs.map((c) => c.name));
     const registers = [this.registry];
@@ -178,6 +181,27 @@ export class MetricsService {
         },
       });
     }
+    // Issue 15: whether the rate-limit store answers (the memory store always does), and what
+    // happened to the calls decided without it. Read at scrape time, like backend_up.
+    new Gauge({
+      name: name('rate_limit_store_up'),
+      help: '1 while the rate-limit store answers (memory: always); 0 while Redis is unreachable and the failure policy decides.',
+      labelNames: ['store'],
+      registers,
+      collect: function (this: Gauge<'store'>) {
+        const status = rateLimits.storeStatus();
+        this.set({ store: status.store }, status.up ? 1 : 0);
+      },
+    });
+    const storeFallbacks: Counter<'outcome'> = new Counter({
+      name: name('rate_limit_store_fallbacks_total'),
+      help: 'Calls decided without the shared rate-limit store: local (fail open, the replica share) or refused (fail closed).',
+      labelNames: ['outcome'],
+      registers,
+      collect: () => this.collectStoreFallbacks(storeFallbacks, rateLimits),
+    });
+    storeFallbacks.inc({ outcome: 'local' }, 0);
+    storeFallbacks.inc({ outcome: 'refused' }, 0);
     this.httpRequests = new Counter({
       name: name('http_requests_total'),
       help: 'HTTP requests by method, route pattern (unmatched for 404s) and status code.',
@@ -282,6 +306,15 @@ export class MetricsService {
       const seen = this.embeddingFailuresSeen.get(reason) ?? 0;
       if (count > seen) failures.inc({ reason }, count - seen);
       this.embeddingFailuresSeen.set(reason, Math.max(seen, count));
+    }
+  }
+
+  private collectStoreFallbacks(counter: Counter<'outcome'>, rateLimits: RateLimitService): void {
+    const { fallbacks } = rateLimits.storeStatus();
+    for (const outcome of ['local', 'refused'] as const) {
+      const grown = fallbacks[outcome] - this.storeFallbacksSeen[outcome];
+      if (grown > 0) counter.inc({ outcome }, grown);
+      this.storeFallbacksSeen[outcome] = Math.max(this.storeFallbacksSeen[outcome], fallbacks[outcome]);
     }
   }
 

@@ -1,18 +1,33 @@
 import { Module } from '@nestjs/common';
-import { CLOCK, systemClock } from '../common/clock';
+import { CLOCK, systemClock, type Clock } from '../common/clock';
+import { ROUTER_CONFIG } from '../config/config.tokens';
+import type { RouterConfig } from '../config/config.types';
 import { MemoryBucketStore } from './memory-bucket.store';
-import { RATE_LIMIT_STORE } from './rate-limit.store';
+import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { RateLimitService } from './rate-limit.service';
 import { SLEEP, timerSleep } from './rate-limit.tokens';
+import { RedisBucketStore } from './redis-bucket.store';
+
+/** The store the config names, chosen once at boot (`rateLimit.store`, issue 15). */
+function storeFor(config: RouterConfig, clock: Clock): RateLimitStore {
+  const store = config.rateLimitStore ?? { kind: 'memory' };
+  switch (store.kind) {
+    case 'memory':
+      return new MemoryBucketStore(clock);
+    case 'redis':
+      return new RedisBucketStore(store, clock);
+  }
+}
 
 /**
- * Rate limiting (DESIGN §7). Buckets live in memory (one replica); a Redis store for several
- * replicas binds RATE_LIMIT_STORE instead. Reads ROUTER_CONFIG from the global ConfigModule.
+ * Rate limiting (DESIGN §7). Buckets live in memory (one replica) or in Redis (several replicas
+ * sharing each rate), as `rateLimit.store` says. Reads ROUTER_CONFIG from the global
+ * ConfigModule. The Redis store connects at module init and disconnects at module destroy.
  */
 @Module({
   providers: [
     RateLimitService,
-    { provide: RATE_LIMIT_STORE, useFactory: () => new MemoryBucketStore() },
+    { provide: RATE_LIMIT_STORE, inject: [ROUTER_CONFIG, CLOCK], useFactory: storeFor },
     { provide: CLOCK, useValue: systemClock },
     { provide: SLEEP, useValue: timerSleep },
   ],

@@ -7,7 +7,9 @@ import { testConfig } from '../../test/support/router';
 import { CLOCK, type Clock } from '../common/clock';
 import { ConfigModule } from '../config/config.module';
 import type { BackendConfig, RateLimitSettings, RouterConfig } from '../config/config.types';
+import { MemoryBucketStore } from './memory-bucket.store';
 import { RateLimitModule } from './rate-limit.module';
+import { RATE_LIMIT_STORE } from './rate-limit.store';
 import { RateLimitService, type RateLimitOutcome } from './rate-limit.service';
 import { SLEEP, type Sleep } from './rate-limit.tokens';
 
@@ -44,6 +46,20 @@ async function limiter(config: RouterConfig, sleep?: Sleep): Promise<{ limits: R
     .compile();
   closers.push(() => moduleRef.close());
   return { limits: moduleRef.get(RateLimitService), time };
+}
+
+async function limiterWithStore(config: RouterConfig): Promise<{ limits: RateLimitService; time: FakeTime; store: MemoryBucketStore }> {
+  const time = new FakeTime();
+  const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), RateLimitModule] })
+    .overrideProvider(CLOCK)
+    .useValue(time)
+    .overrideProvider(SLEEP)
+    .useValue(time.sleep)
+    .compile();
+  closers.push(() => moduleRef.close());
+  const store = moduleRef.get(RATE_LIMIT_STORE);
+  assert.ok(store instanceof MemoryBucketStore);
+  return { limits: moduleRef.get(RateLimitService), time, store };
 }
 
 function waitedMs(outcome: RateLimitOutcome): number {
@@ -116,19 +132,19 @@ describe('RateLimitService', () => {
     );
     await limits.acquire('files');
     const before = time.now();
-    assert.deepEqual(await limits.acquire('files'), { ok: false, bucket: 'global', neededMs: 1_000, maxWaitMs: 500 });
+    assert.deepEqual(await limits.acquire('files'), { ok: false, reason: 'wait_too_long', bucket: 'global', neededMs: 1_000, maxWaitMs: 500 });
     time.nowMs += 1_000;
     // The global bucket has its token again; the backend's (0.5/s) needs another second.
-    assert.deepEqual(await limits.acquire('files'), { ok: false, bucket: 'backend', neededMs: 1_000, maxWaitMs: 800 });
+    assert.deepEqual(await limits.acquire('files'), { ok: false, reason: 'wait_too_long', bucket: 'backend', neededMs: 1_000, maxWaitMs: 800 });
     assert.deepEqual(time.slept, []);
     assert.equal(time.now(), before + 1_000);
   });
 
-  test('a refused backend reservation gives the global token back', async () => {
+  test('a call the backend bucket refuses takes no global token', async () => {
     const { limits } = await limiter(testConfig([backend('busy', limit(1, 1, 0)), backend('idle')], { rateLimit: limit(1, 2) }));
     assert.equal(waitedMs(await limits.acquire('busy')), 0);
     assert.equal((await limits.acquire('busy')).ok, false);
-    // Two global tokens, one spent: without the refund `idle` would wait a second here.
+    // Two global tokens, one spent: had the refused call taken one, `idle` would wait a second here.
     assert.equal(waitedMs(await limits.acquire('idle')), 0);
     assert.equal(waitedMs(await limits.acquire('idle')), 1_000);
   });
@@ -144,7 +160,7 @@ describe('RateLimitService', () => {
     const bare = { ratePerSecond: 1, burst: 1 } as RateLimitSettings;
     const { limits } = await limiter(testConfig([backend('files', bare)], { rateLimit: limit(100, 100, 500) }));
     await limits.acquire('files');
-    assert.deepEqual(await limits.acquire('files'), { ok: false, bucket: 'backend', neededMs: 1_000, maxWaitMs: 500 });
+    assert.deepEqual(await limits.acquire('files'), { ok: false, reason: 'wait_too_long', bucket: 'backend', neededMs: 1_000, maxWaitMs: 500 });
   });
 
   test('each principal has its own bucket: one caller exhausting it does not slow another', async () => {
@@ -152,17 +168,37 @@ describe('RateLimitService', () => {
     assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
     assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
     const third = await limits.acquire('files', 'alice');
-    assert.deepEqual(third, { ok: false, bucket: 'principal', neededMs: 1000, maxWaitMs: 500 });
+    assert.deepEqual(third, { ok: false, reason: 'wait_too_long', bucket: 'principal', neededMs: 1000, maxWaitMs: 500 });
     assert.equal(waitedMs(await limits.acquire('files', 'carol')), 0);
     assert.equal(waitedMs(await limits.acquire('files')), 0, 'a call without principal takes no principal token');
   });
 
-  test('a principal refused after the global bucket granted gives the global token back', async () => {
+  test('a call the principal bucket refuses takes no global token', async () => {
     const { limits } = await limiter(testConfig([backend('files')], { rateLimit: limit(1, 1), principalRateLimit: limit(1, 1, 0) }));
     assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
     assert.equal((await limits.acquire('files', 'alice')).ok, false);
-    // The global token of the refused call came back, so carol waits one token, not two.
+    // The refused call took no global token, so carol waits one token, not two.
     assert.equal(waitedMs(await limits.acquire('files', 'carol')), 1000);
+  });
+
+  test('a call the principal bucket refuses takes no token from the backend bucket', async () => {
+    const { limits } = await limiter(testConfig([backend('files', limit(1, 2, 5_000))], { principalRateLimit: limit(1, 1, 0) }));
+    assert.equal(waitedMs(await limits.acquire('files', 'alice')), 0);
+    for (let i = 0; i < 5; i++) assert.equal((await limits.acquire('files', 'alice')).ok, false);
+    // One backend token spent by alice's granted call, none by her five refused ones.
+    assert.equal(waitedMs(await limits.acquire('files', 'bob')), 0);
+    assert.equal(waitedMs(await limits.acquire('files', 'carol')), 1_000);
+  });
+
+  test('the memory store forgets the buckets of callers gone idle', async () => {
+    const config = testConfig([backend('files')], { principalRateLimit: limit(10, 10) });
+    const { limits, time, store } = await limiterWithStore(config);
+    for (let i = 0; i < 1_000; i++) await limits.acquire('files', `caller-${i}`);
+    assert.equal(store.size, 1_000);
+    time.nowMs += 60_000;
+    assert.equal(waitedMs(await limits.acquire('files', 'late')), 0);
+    assert.equal(store.size, 1, 'only the caller of the last minute keeps a bucket');
+    assert.deepEqual(limits.storeStatus(), { store: 'memory', up: true, fallbacks: { local: 0, refused: 0 } });
   });
 
   test('the module as wired waits on a real timer', async () => {

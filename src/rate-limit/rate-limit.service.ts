@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, type Clock } from '../common/clock';
 import { ROUTER_CONFIG } from '../config/config.tokens';
 import type { RateLimitSettings, RouterConfig } from '../config/config.types';
 import type { BucketParams } from './domain/token-bucket';
-import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
+import { RATE_LIMIT_STORE, type RateLimitStore, type StoreStatus } from './rate-limit.store';
 import { SLEEP, type Sleep } from './rate-limit.tokens';
 
 /** Which bucket waited or refused; doubles as a metrics label. */
@@ -17,11 +16,13 @@ export interface RateLimitWait {
 /**
  * Granted: the call may proceed now; `waitedMs` is how long it was held (the longest of `waits`,
  * one entry per bucket consulted, zeros included so metrics see every decision). Refused: the
- * named bucket would have needed `neededMs` of waiting, over its `maxWaitMs`.
+ * named bucket would have needed `neededMs` of waiting, over its `maxWaitMs`; or the shared store
+ * could not answer and its failure policy is `closed`. A refused call took no token from any bucket.
  */
 export type RateLimitOutcome =
   | { ok: true; waitedMs: number; waits: readonly RateLimitWait[] }
-  | { ok: false; bucket: RateLimitBucket; neededMs: number; maxWaitMs: number };
+  | { ok: false; reason: 'wait_too_long'; bucket: RateLimitBucket; neededMs: number; maxWaitMs: number }
+  | { ok: false; reason: 'store_unavailable' };
 
 /** DESIGN §7's default, for a backend bucket whose settings lack one. */
 const DEFAULT_MAX_WAIT_MS = 10_000;
@@ -51,7 +52,6 @@ export class RateLimitService {
   constructor(
     @Inject(ROUTER_CONFIG) config: RouterConfig,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
-    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SLEEP) private readonly sleep: Sleep,
   ) {
     const defaultWait = config.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
@@ -67,13 +67,13 @@ export class RateLimitService {
   }
 
   /**
-   * Takes one token from each bucket that applies (global, the principal's, the backend's),
-   * waiting for them if needed. Resolves once the call may go to the backend, or at once with
-   * `ok: false` when a wait would exceed that bucket's `maxWaitMs` (nothing is then taken from any).
+   * Takes one token from each bucket that applies (global, the principal's, the backend's), all
+   * at once in the store or none, waiting for them if needed. Resolves once the call may go to
+   * the backend, or at once with `ok: false` when a wait would exceed that bucket's `maxWaitMs`
+   * (or the shared store is away and fails closed). Never rejects: the store decides every call.
    *
    * Call it only after every local refusal (unknown tool, blocked, invalid call, invalid cursor):
-   * those never reach a backend and so cost no token. Store errors propagate (the in-memory store
-   * has none).
+   * those never reach a backend and so cost no token.
    */
   async acquire(backend: string, principal?: string): Promise<RateLimitOutcome> {
     const limits: Limit[] = [];
@@ -83,30 +83,26 @@ export class RateLimitService {
     const own = this.perBackend.get(backend);
     if (own) limits.push(own);
     if (limits.length === 0) return UNLIMITED;
-    const nowMs = this.clock.now();
-    const waits: RateLimitWait[] = [];
-    for (const [i, limit] of limits.entries()) {
-      const granted = await this.store.reserve(limit.key, COST, nowMs, limit.params, limit.maxWaitMs);
-      if (!granted.ok) {
-        // The tokens reserved so far were for a call that will not happen; without the refund a
-        // busy backend would drain the global budget of every other backend.
-        for (const earlier of limits.slice(0, i)) await this.store.refund(earlier.key, COST, nowMs, earlier.params);
-        return refused(limit, granted.waitMs);
-      }
-      waits.push({ bucket: limit.bucket, waitMs: granted.waitMs });
+    const reservation = await this.store.reserveAll(limits, COST);
+    if (!reservation.ok) {
+      if (reservation.reason === 'store_unavailable') return reservation;
+      const limit = limits[reservation.index]!;
+      return { ok: false, reason: 'wait_too_long', bucket: limit.bucket, neededMs: reservation.waitMs, maxWaitMs: limit.maxWaitMs };
     }
+    const waits = limits.map((limit, i) => ({ bucket: limit.bucket, waitMs: reservation.waitsMs[i]! }));
     // Every token is ours from its own time on; waiting for the latest covers the others.
     let waitedMs = 0;
     for (const w of waits) waitedMs = Math.max(waitedMs, w.waitMs);
     if (waitedMs > 0) await this.sleep(waitedMs);
     return { ok: true, waitedMs, waits };
   }
+
+  /** Where the buckets live and whether that store answers (metrics, readiness). */
+  storeStatus(): StoreStatus {
+    return this.store.status();
+  }
 }
 
 function limitOf(bucket: RateLimitBucket, key: string, settings: RateLimitSettings, maxWaitMs: number): Limit {
   return { bucket, key, params: { ratePerSecond: settings.ratePerSecond, burst: settings.burst }, maxWaitMs };
-}
-
-function refused(limit: Limit, neededMs: number): RateLimitOutcome {
-  return { ok: false, bucket: limit.bucket, neededMs, maxWaitMs: limit.maxWaitMs };
 }

@@ -18,7 +18,7 @@ export interface LogLine {
 export const msgOf = (line: LogLine): unknown => line.message;
 
 /** The built router (`node dist/src/main.js`) as its own process, as an operator runs it. */
-export interface RouterProcess {
+export interface SpawnedRouter {
   child: ChildProcess;
   logs: LogLine[];
   /** stderr and any stdout line that is not JSON. */
@@ -34,7 +34,7 @@ export interface RouterProcess {
  * Starts the router on port 0 with `configYaml` as its config file and `env` added; by default as
  * `node dist/src/main.js`, or as `command` (say, `npm start`) run in the repository.
  */
-export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[] }): RouterProcess {
+export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[] }): SpawnedRouter {
   const configFile = join(tempDir(), 'router.yaml');
   writeFileSync(configFile, configYaml);
   const child = spawn(command?.file ?? process.execPath, command?.args ?? [join(ROOT, 'dist/src/main.js')], {
@@ -93,4 +93,65 @@ export function stdioBackendYaml(name: string, script: string, args: string[], e
     `    args: [${[script, ...args].map((a) => JSON.stringify(a)).join(', ')}]`,
     ...Object.entries(extra).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`),
   ];
+}
+
+/** A router started as `npm start` starts it: `node dist/src/main.js`, configured by environment. */
+export interface RouterProcess {
+  /** Its `/mcp` URL. */
+  url: string;
+  /** Its base URL, for /health and /metrics. */
+  base: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startRouterProcess(configFile: string, env: Record<string, string> = {}): Promise<RouterProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      CENTRALMCP_ROUTER_CONFIG: configFile,
+      CENTRALMCP_ROUTER_PORT: '0',
+      CENTRALMCP_ROUTER_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let url: string | undefined;
+  let backendsStarted = false;
+  let output = '';
+  let pending = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      output += `${line}\n`;
+      if (!line.startsWith('{')) continue;
+      const parsed = JSON.parse(line) as LogLine;
+      if (parsed.message === 'router listening') url = parsed.url as string;
+      if (parsed.message === 'backends started') backendsStarted = true;
+    }
+  });
+  try {
+    // Backends connect once the router listens: wait for their first attempts, as a test starts
+    // from a loaded catalog.
+    await waitFor(() => (url !== undefined && backendsStarted) || child.exitCode !== null, 30_000, 'router listening');
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  if (url === undefined) throw new Error(`router did not start (exit ${child.exitCode}): ${output}`);
+  return {
+    url,
+    base: url.replace(/\/mcp$/, ''),
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

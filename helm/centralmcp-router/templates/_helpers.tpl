@@ -154,10 +154,53 @@ The router config file (DESIGN §3): the demo when no backends are set, otherwis
 {{- end }}
 {{- range $key := list "policy" "rateLimit" "principalRateLimit" "auth" "access" "audit" "discovery" }}
 {{- with get $.Values.config $key }}
-{{- $_ := set $file $key . }}
+{{- $_ := set $file $key (deepCopy .) }}
 {{- end }}
+{{- end }}
+{{- if .Values.redis.enabled }}
+{{- /* Shared buckets (issue 15): the URL stays in a Secret, the config names its variable. */}}
+{{- $rateLimit := get $file "rateLimit" | default dict }}
+{{- $redis := dict "url" "${CENTRALMCP_REDIS_URL}" "fail" .Values.redis.fail "replicas" (include "centralmcp-router.redisReplicas" . | int) }}
+{{- with .Values.redis.keyPrefix }}{{ $_ := set $redis "keyPrefix" . }}{{ end }}
+{{- range $key := list "connectTimeoutMs" "commandTimeoutMs" }}
+{{- $value := get $.Values.redis $key }}
+{{- if not (kindIs "invalid" $value) }}{{ $_ := set $redis $key ($value | int) }}{{ end }}
+{{- end }}
+{{- $_ := set $rateLimit "store" "redis" }}
+{{- $_ := set $rateLimit "redis" $redis }}
+{{- $_ := set $file "rateLimit" $rateLimit }}
 {{- end }}
 {{- toYaml $file }}
+{{- end }}
+
+{{/*
+The pods a rate is shared among while Redis cannot answer (fail open): redis.replicas, else the
+most pods there can be (autoscaling.maxReplicas, or replicaCount), so the cluster never exceeds it.
+*/}}
+{{- define "centralmcp-router.redisReplicas" -}}
+{{- if not (kindIs "invalid" .Values.redis.replicas) }}
+{{- .Values.redis.replicas | int }}
+{{- else if .Values.autoscaling.enabled }}
+{{- .Values.autoscaling.maxReplicas | int }}
+{{- else }}
+{{- .Values.replicaCount | int }}
+{{- end }}
+{{- end }}
+
+{{/*
+Where the pod's CENTRALMCP_REDIS_URL comes from: redis.existingSecret, else redis.url in the
+chart's Secret. Fails the render when redis.enabled has neither, or when redis.url has no chart
+Secret to live in.
+*/}}
+{{- define "centralmcp-router.redisUrlCheck" -}}
+{{- if .Values.redis.enabled }}
+{{- if and (not .Values.redis.existingSecret) (not .Values.redis.url) }}
+{{- fail "redis.enabled needs redis.url or redis.existingSecret: the chart does not install Redis, point it at yours" }}
+{{- end }}
+{{- if and .Values.redis.url (not .Values.redis.existingSecret) .Values.secret.existingSecret }}
+{{- fail "redis.url is stored in the chart's Secret, which secret.existingSecret replaces: use redis.existingSecret instead" }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*

@@ -1,4 +1,5 @@
 import type { BackendState } from '../../backends/backends.types';
+import type { StoreStatus } from '../../rate-limit/rate-limit.store';
 
 /** One readiness check's verdict and what an operator needs to see about it. */
 export interface ReadinessEntry {
@@ -21,6 +22,7 @@ export function readiness(
   states: readonly BackendState[],
   catalogSizes: ReadonlyMap<string, number>,
   draining: boolean,
+  rateLimitStore?: StoreStatus,
 ): ReadinessEntry[] {
   const backends = states.map((s) => ({
     key: backendKey(s.name),
@@ -35,5 +37,21 @@ export function readiness(
     detail: missing.length === 0 ? { tools } : { tools, missing },
   };
   const lifecycle = { key: 'lifecycle', ready: !draining, detail: { draining } };
-  return [...backends, catalog, lifecycle];
+  const entries: ReadinessEntry[] = [...backends, catalog, lifecycle];
+  if (rateLimitStore) entries.push(rateLimitEntry(rateLimitStore));
+  return entries;
+}
+
+/**
+ * The rate-limit store (issue 15). Always ready: a Redis outage is handled by its failure policy
+ * on every replica at once, and taking them all out of the Service would turn a degraded rate
+ * limit into an outage. The detail says what calls get meanwhile.
+ */
+function rateLimitEntry(status: StoreStatus): ReadinessEntry {
+  const { store, up, policy } = status;
+  let calls: string;
+  if (store === 'memory') calls = 'local';
+  else if (up) calls = 'shared';
+  else calls = policy?.fail === 'closed' ? 'refused (fail closed)' : `local share 1/${policy?.replicas ?? 1} (fail open)`;
+  return { key: 'rateLimitStore', ready: true, detail: { store, state: up ? 'up' : 'down', calls } };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { fullBucket, refill, refund, reserve, type Bucket, type BucketParams } from './token-bucket';
+import { fullBucket, idleMs, refill, reserve, reserveAll, shareOf, type Bucket, type BucketParams } from './token-bucket';
 
 const FIVE: BucketParams = { ratePerSecond: 5, burst: 5 };
 const LONG = 10_000;
@@ -64,14 +64,42 @@ describe('token bucket', () => {
     assert.equal(reserve({ tokens: 0.99, atMs: 0 }, 1, 0, FIVE, 0).ok, false);
   });
 
-  test('refund restores a reservation, capped at burst', () => {
-    const taken = reserve({ tokens: 2, atMs: 0 }, 1, 0, FIVE, LONG);
-    assert.deepEqual(refund(taken.bucket, 1, 0, FIVE), { tokens: 2, atMs: 0 });
-    const queued = reserve({ tokens: 0, atMs: 0 }, 1, 0, FIVE, LONG);
-    assert.deepEqual(refund(queued.bucket, 1, 0, FIVE), { tokens: 0, atMs: 0 });
-    assert.deepEqual(refund(fullBucket(0, FIVE), 1, 0, FIVE), { tokens: 5, atMs: 0 });
-    // The refund lands after the bucket has refilled to the present.
-    assert.deepEqual(refund({ tokens: 3.5, atMs: 0 }, 1, 200, FIVE), { tokens: 5, atMs: 200 });
+  test('reserveAll takes a token from every bucket, or from none', () => {
+    const one: BucketParams = { ratePerSecond: 1, burst: 1 };
+    const granted = reserveAll(
+      [
+        { bucket: undefined, params: FIVE, maxWaitMs: LONG },
+        { bucket: { tokens: 0, atMs: 0 }, params: FIVE, maxWaitMs: LONG },
+      ],
+      1,
+      0,
+    );
+    assert.deepEqual(granted, { ok: true, waitsMs: [0, 200], buckets: [{ tokens: 4, atMs: 0 }, { tokens: -1, atMs: 0 }] });
+    // The second bucket refuses (1 s > 500 ms): the first is not debited, the third not even read.
+    const refused = reserveAll(
+      [
+        { bucket: { tokens: 3, atMs: 0 }, params: FIVE, maxWaitMs: LONG },
+        { bucket: { tokens: 0, atMs: 0 }, params: one, maxWaitMs: 500 },
+        { bucket: { tokens: 0, atMs: 0 }, params: one, maxWaitMs: 0 },
+      ],
+      1,
+      0,
+    );
+    assert.deepEqual(refused, { ok: false, index: 1, waitMs: 1_000 });
+    assert.deepEqual(reserveAll([], 1, 0), { ok: true, waitsMs: [], buckets: [] });
+  });
+
+  test('a bucket is idle (full again) after (burst - tokens) / rate', () => {
+    assert.equal(idleMs({ tokens: 5, atMs: 0 }, FIVE), 0);
+    assert.equal(idleMs({ tokens: 4, atMs: 0 }, FIVE), 200);
+    assert.equal(idleMs({ tokens: -2, atMs: 0 }, FIVE), 1_400);
+    assert.deepEqual(refill({ tokens: -2, atMs: 0 }, 1_400, FIVE), fullBucket(1_400, FIVE));
+  });
+
+  test("a replica's share divides rate and burst, never below one token of burst", () => {
+    assert.deepEqual(shareOf({ ratePerSecond: 20, burst: 20 }, 4), { ratePerSecond: 5, burst: 5 });
+    assert.deepEqual(shareOf({ ratePerSecond: 3, burst: 2 }, 3), { ratePerSecond: 1, burst: 1 });
+    assert.deepEqual(shareOf(FIVE, 1), FIVE);
   });
 
   test('fractional rates work: 0.5/s is one call every two seconds', () => {
@@ -137,20 +165,6 @@ describe('token bucket properties', () => {
             assert.ok(j - i + 1 <= allowed, `${j - i + 1} calls started within [${starts[i]}, ${starts[j]}] ms, allowed ${allowed}`);
           }
         }
-      }),
-      RUNS,
-    );
-  });
-
-  test('a refund right after a reservation leaves the bucket as it was', () => {
-    fc.assert(
-      fc.property(paramsArb, fc.double({ min: -50, max: 20, noNaN: true }), fc.integer({ min: 0, max: 10_000 }), (params, tokens, dt) => {
-        const start: Bucket = { tokens: Math.min(tokens, params.burst), atMs: 0 };
-        const r = reserve(start, 1, dt, params, Number.MAX_SAFE_INTEGER);
-        const back = refund(r.bucket, 1, dt, params);
-        const expected = refill(start, dt, params);
-        assert.equal(back.atMs, expected.atMs);
-        assert.ok(Math.abs(back.tokens - expected.tokens) < 1e-9, `${back.tokens} != ${expected.tokens}`);
       }),
       RUNS,
     );

@@ -69,12 +69,55 @@ export function reserve(
   return { ok: true, waitMs, bucket: { tokens, atMs: current.atMs } };
 }
 
+/** One bucket of a call: its state (undefined: never used, or evicted while idle) and its rules. */
+export interface BucketCall {
+  bucket: Bucket | undefined;
+  params: BucketParams;
+  maxWaitMs: number;
+}
+
 /**
- * Gives back a granted reservation (when a later bucket refused the same call). Capped at `burst`,
- * like any refill. Waiters queued behind the refunded token keep their (now slightly long) waits:
- * conservative, never over the rate.
+ * The answer for all the buckets of one call. Granted: one wait per bucket, in order, and the
+ * buckets to store. Refused: `index` is the first bucket whose wait would exceed its `maxWaitMs`,
+ * `waitMs` that wait; nothing may be stored, so no bucket loses a token.
  */
-export function refund(bucket: Bucket, cost: number, nowMs: number, params: BucketParams): Bucket {
-  const current = refill(bucket, nowMs, params);
-  return { tokens: Math.min(params.burst, current.tokens + cost), atMs: current.atMs };
+export type ReserveAllResult =
+  | { ok: true; waitsMs: number[]; buckets: Bucket[] }
+  | { ok: false; index: number; waitMs: number };
+
+/**
+ * Takes `cost` tokens from every bucket of a call, or from none (DESIGN §7, issue 15): a call
+ * that one bucket refuses takes nothing from the others, so a busy backend never drains the
+ * global or a principal's budget for calls that do not happen. The Redis store's Lua script
+ * computes exactly this.
+ */
+export function reserveAll(calls: readonly BucketCall[], cost: number, nowMs: number): ReserveAllResult {
+  const waitsMs: number[] = [];
+  const buckets: Bucket[] = [];
+  for (const [index, call] of calls.entries()) {
+    const r = reserve(call.bucket, cost, nowMs, call.params, call.maxWaitMs);
+    if (!r.ok) return { ok: false, index, waitMs: r.waitMs };
+    waitsMs.push(r.waitMs);
+    buckets.push(r.bucket);
+  }
+  return { ok: true, waitsMs, buckets };
+}
+
+/**
+ * How long after its last update a bucket is full again: from then on it equals a bucket that
+ * was never used, so a store may forget it (Redis PEXPIRE, the memory store's sweep) without
+ * changing any answer.
+ */
+export function idleMs(bucket: Bucket, params: BucketParams): number {
+  return Math.max(0, Math.ceil(((params.burst - bucket.tokens) / params.ratePerSecond) * 1000));
+}
+
+/**
+ * One replica's share of a cluster-wide bucket, for when the shared store cannot answer (fail
+ * open, issue 15): with `replicas` replicas each allowing this, the cluster stays within the
+ * configured rate and burst. The burst never drops below one token, or no call could ever go.
+ */
+export function shareOf(params: BucketParams, replicas: number): BucketParams {
+  if (replicas <= 1) return params;
+  return { ratePerSecond: params.ratePerSecond / replicas, burst: Math.max(1, params.burst / replicas) };
 }

@@ -4,6 +4,7 @@ import type { CatalogTool } from '../registry.types';
 import { searchTools } from './ranking';
 import { buildToolIndex, indexVersion, replaceBackendTools, type ToolIndex } from './tool-index';
 import { tokenize } from './terms';
+import { loadLexicon } from '../lexicon';
 
 function tool(backend: string, name: string, description: string, properties: Record<string, unknown> = {}): CatalogTool {
   return { backend, name, description, inputSchema: { type: 'object', properties } };
@@ -65,6 +66,39 @@ test('inflections fold to the words of the catalog (stemming)', () => {
   assert.equal(names('deleting an entity')[0], 'memory:delete_entities');
   assert.equal(names('relation between entities')[0], 'memory:create_relations');
   assert.equal(names('summing numbers')[0], 'everything:get-sum');
+});
+
+test('with the offline lexicon, words related by meaning find tools that never use them', () => {
+  const lexicon = loadLexicon();
+  const tools = [
+    tool('memory', 'read_graph', 'Read the entire knowledge graph stored in memory'),
+    tool('files', 'read_media_file', 'Read an image or audio file and return its data', { path }),
+    tool('files', 'list_directory', 'List the entries of a directory', { path }),
+    tool('calc', 'get-sum', 'Returns the sum of two numbers', { a: { type: 'number' }, b: { type: 'number' } }),
+  ];
+  const plain = buildToolIndex(tools);
+  const semantic = buildToolIndex(tools, { lexicon });
+  const first = (idx: ToolIndex, query: string): string | undefined => searchTools(idx, query, { topK: 1 })[0]?.tool.name;
+  // None of these words is in the catalog: without the lexicon nothing answers.
+  for (const query of ['what do you remember', 'open my photos']) {
+    assert.equal(first(plain, query), undefined, query);
+  }
+  assert.equal(first(semantic, 'what do you remember'), 'read_graph');
+  assert.equal(first(semantic, 'open my photos'), 'read_media_file');
+  assert.equal(first(semantic, 'addition of numbers'), 'get-sum');
+  // A word the catalog has still outranks what is merely related to it.
+  assert.equal(first(semantic, 'list a directory'), 'list_directory');
+});
+
+test('a literal says what kind of tool a request needs', () => {
+  const tools = [
+    tool('files', 'read_media_file', 'Read an image or audio file and return its data', { path }),
+    tool('files', 'read_text_file', 'Read a text file', { path }),
+    tool('calc', 'get-sum', 'Returns the sum of two numbers', { a: { type: 'number' }, b: { type: 'number' } }),
+  ];
+  const idx = buildToolIndex(tools);
+  assert.equal(searchTools(idx, 'load photo.jpg so I can see it', { topK: 1 })[0].tool.name, 'read_media_file');
+  assert.equal(searchTools(idx, 'what is 12 plus 30', { topK: 1 })[0].tool.name, 'get-sum');
 });
 
 test('a tool its own description calls deprecated ranks below its replacement', () => {

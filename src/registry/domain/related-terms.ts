@@ -18,6 +18,12 @@ const NEIGHBOUR_WEIGHT = 0.4;
 /** Vector neighbours: at most this many, and only this similar or more. */
 const NEIGHBOURS = 5;
 const MIN_COSINE = 0.5;
+/**
+ * The thousand most frequent English words ("get", "make", "show", "number") sit near almost
+ * everything in a vector space: as a neighbour one says nothing about a request (on the tune
+ * parts, leaving them out raised MRR@10 on all three sets).
+ */
+const GENERAL_WORDS = 1000;
 
 /** What related terms are looked for among: the catalog's terms and its plain words. */
 export interface CatalogWords {
@@ -48,7 +54,7 @@ export function relatedTerms(lexicon: Lexicon, word: string, catalog: CatalogWor
   for (const related of synonyms) add(related, SYNONYM_WEIGHT);
   for (const related of derivations) add(related, DERIVATION_WEIGHT);
   for (const { word: neighbour, cos } of nearestInVocabulary(lexicon, word, catalog.wordVectors(), NEIGHBOURS, MIN_COSINE)) {
-    add(neighbour, NEIGHBOUR_WEIGHT * cos);
+    if ((lexicon.rowOf.get(neighbour) ?? Infinity) >= GENERAL_WORDS) add(neighbour, NEIGHBOUR_WEIGHT * cos);
   }
   return [...best].map(([term, weight]) => ({ term, weight }));
 }
