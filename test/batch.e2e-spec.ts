@@ -5,7 +5,18 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
 import { deltas, scrapeMetrics } from './support/metrics';
-import { callTool, everythingBackend, filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import {
+  callTool,
+  everythingBackend,
+  filesBackend,
+  memoryBackend,
+  rawToolCall,
+  readAsModel,
+  startRouter,
+  tempDir,
+  testConfig,
+  type RunningRouter,
+} from './support/router';
 
 const BATCH = 'invoke_read_tool_batch';
 
@@ -37,7 +48,7 @@ describe('invoke_read_tool_batch over real backends', () => {
   test('answers one result per call, in order, with every status, and never writes', async () => {
     const target = join(dir, 'written.txt');
     const before = await scrapeMetrics(router);
-    const { isError, data } = await batch([
+    const result = await client.callTool({ name: BATCH, arguments: { calls: [
       { id: 'alpha', name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') } },
       { name: 'write_file', arguments: { path: target, content: 'no' } },
       { name: 'no_such_tool' },
@@ -46,9 +57,30 @@ describe('invoke_read_tool_batch over real backends', () => {
       { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'missing.txt') } },
       { id: 'sum', name: 'get-sum', arguments: { a: 1, b: 2 } },
       { name: 'read_graph' },
-    ]);
-    assert.equal(isError, true, 'not every call succeeded');
+    ] } });
+    // The batch was dispatched: its failures are data, not a raised exception (DESIGN §5).
+    assert.equal(result.isError, false);
+    const data = result.structuredContent as Record<string, any>;
     assert.equal(data.ok, false);
+    // A model reads the summary first, then each entry's blocks under its header.
+    const { head, blocks } = readAsModel(result as never);
+    assert.deepEqual(head, { ...data, results: data.results.map(({ result: _r, ...rest }: Record<string, unknown>) => rest) });
+    const headers = blocks.filter((b) => /^── entry /.test(b.text ?? '')).map((b) => b.text);
+    assert.deepEqual(headers, [
+      '── entry 0, id "alpha": ok ──',
+      '── entry 1, id "1": blocked ──',
+      '── entry 2, id "2": unknown_tool ──',
+      '── entry 3, id "3": invalid_call ──',
+      '── entry 4, id "4": invalid_cursor ──',
+      '── entry 5, id "5": error ──',
+      '── entry 6, id "sum": ok ──',
+      '── entry 7, id "7": ok ──',
+    ]);
+    assert.deepEqual(blocks.slice(0, 3), [
+      { type: 'text', text: '── entry 0, id "alpha": ok ──' },
+      { type: 'text', text: 'alpha' },
+      { type: 'text', text: '── entry 1, id "1": blocked ──' },
+    ]);
     assert.deepEqual(
       data.results.map((r: { index: number; id: string; status: string }) => [r.index, r.id, r.status]),
       [
@@ -108,6 +140,7 @@ describe('invoke_read_tool_batch over real backends', () => {
       const { isError, data } = await callTool(client, BATCH, calls === undefined ? {} : { calls });
       assert.equal(isError, true, code);
       assert.equal(data.ok, false);
+      assert.equal(data.status, 'invalid_call');
       assert.equal(data.error.code, code);
       assert.equal(typeof data.error.message, 'string');
       assert.equal(data.results, undefined);
@@ -115,7 +148,8 @@ describe('invoke_read_tool_batch over real backends', () => {
   });
 
   test('defect 2: a result holding an `error: null` key is a success; isError results are errors', async () => {
-    const { data } = await batch([{ name: 'structured' }, { name: 'failing' }]);
+    const { isError, data } = await batch([{ name: 'structured' }, { name: 'failing' }]);
+    assert.equal(isError, false);
     assert.equal(data.results[0].status, 'ok');
     assert.deepEqual(data.results[0].result.structuredContent, { error: null, value: 42 });
     assert.equal(data.results[1].status, 'error');
@@ -143,6 +177,9 @@ describe('invoke_read_tool_batch over real backends', () => {
       data.results.map((r: { status: string }) => r.status),
       ['invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'ok'],
     );
+    const every = await batch(calls.slice(0, 8));
+    assert.equal(every.isError, false, 'a dispatched batch is no tool error even when every entry failed');
+    assert.deepEqual(every.data.counts, { total: 8, succeeded: 0, failed: 8 });
     assert.equal(data.results[2].id, '2', 'a malformed id answers under its index');
     for (const r of data.results.slice(0, 8)) assert.ok(!String(r.error).includes(canary), r.error);
     const errors = data.results.map((r: { error?: string }) => r.error ?? '').join('\n');
@@ -167,11 +204,14 @@ describe('invoke_read_tool_batch over real backends', () => {
       server: 'files',
       arguments: { path: join(dir, 'big.txt') },
     }));
-    const result = await client.callTool({ name: BATCH, arguments: { calls } });
+    const { result, bytes } = await rawToolCall(router, BATCH, { calls });
     const data = result.structuredContent as Record<string, any>;
-    const size = Buffer.byteLength(JSON.stringify(data));
-    assert.ok(size <= 65_536, `${size} bytes`);
-    assert.ok(Buffer.byteLength((result.content as { text: string }[])[0].text) <= 65_536);
+    // Measured on the serialized result as sent: structured content and content together.
+    assert.ok(bytes <= 65_536, `${bytes} bytes`);
+    const { head, blocks } = readAsModel(result);
+    assert.deepEqual(head.results.map((r: { next_cursor: string }) => r.next_cursor), data.results.map((r: { next_cursor: string }) => r.next_cursor));
+    assert.equal(blocks.length, 50, 'a header and one text block per entry');
+    assert.equal(blocks[1].text, data.results[0].result.structuredContent.content);
     assert.equal(data.results.length, 25);
     assert.equal(data.truncated, true);
     assert.equal(data.ok, true);

@@ -168,19 +168,20 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
       const fault = await faultCall;
       const elapsed = Date.now() - started;
       if (c.expect === 'ok') {
-        assert.equal(fault.status, 'ok', `${c.what}: ${fault.error}`);
+        assert.equal(fault.status, 'ok', `${c.what}: ${fault.error?.message}`);
       } else {
         assert.equal(fault.status, 'error', c.what);
         assert.equal(fault.ok, false);
         assert.equal(fault.result, undefined, 'never both result and error');
-        assert.ok(typeof fault.error === 'string' && fault.error.length <= 500, c.what);
+        assert.ok(typeof fault.error.message === 'string' && fault.error.message.length <= 500, c.what);
+        assert.equal(fault.error.code, c.expect === 'timeout' ? 'backend_timeout' : fault.error.code, c.what);
       }
       if (c.expect === 'timeout') {
         assert.ok(elapsed >= FAULT_TIMEOUT_MS - 50 && elapsed < FAULT_TIMEOUT_MS + DEADLINE_SLACK_MS, `${c.what}: answered after ${elapsed} ms`);
       } else {
         assert.ok(elapsed < FAULT_TIMEOUT_MS, `${c.what}: answered after ${elapsed} ms, not at once`);
       }
-      for (const answer of await Promise.all(healthyCalls)) assert.equal(answer.status, 'ok', `${c.what}: healthy call ${answer.error}`);
+      for (const answer of await Promise.all(healthyCalls)) assert.equal(answer.status, 'ok', `${c.what}: healthy call ${answer.error?.message}`);
       if (neighbour) assert.equal((await neighbour).status, 'ok', `${c.what}: another call on the same backend failed`);
       const b = await batch;
       assert.deepEqual(
@@ -285,7 +286,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
       const started = performance.now();
       const answer = await client.read('fast', backend);
       by[backend].push(performance.now() - started);
-      assert.equal(answer.status, 'ok', `healthy call failed: ${answer.error}`);
+      assert.equal(answer.status, 'ok', `healthy call failed: ${answer.error?.message}`);
     });
     return by;
   }
@@ -317,8 +318,9 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     const fast = client.read('fast', 'faulty');
     const answer = await huge;
     assert.equal(answer.status, 'error');
-    assert.match(answer.error, /size limit/);
-    for (const other of [...(await Promise.all(sleepers)), await fast]) assert.equal(other.status, 'ok', other.error);
+    assert.equal(answer.error.code, 'response_too_large');
+    assert.match(answer.error.message, /size limit/);
+    for (const other of [...(await Promise.all(sleepers)), await fast]) assert.equal(other.status, 'ok', other.error?.message);
     assert.equal((readCounts(file)['tools/call:sleep'] ?? 0) - before, 3);
     assert.equal(state('faulty').status, 'up');
     assert.equal(state('faulty').restarts, 0, 'the connection was never dropped');
@@ -424,7 +426,7 @@ describe('faults: annotations flipped by the backend', () => {
     await waitFor(() => logged.slice(mark).some((l) => l.includes('catalog updated') && l.includes('"flip"')), 3000, 'refresh logged');
     assert.equal((await hit()).read_only, true);
     const allowed = await client.read('purge_cache', 'flip');
-    assert.equal(allowed.status, 'ok', allowed.error);
+    assert.equal(allowed.status, 'ok', allowed.error?.message);
     assert.equal(purges(), 1);
   });
 

@@ -177,6 +177,22 @@ function checkItem(item: Record<string, any>): void {
   if (item.error !== undefined) assert.ok(typeof item.error === 'string' && item.error.length <= 500);
 }
 
+/** A single call's answer: a batch item's fields, but a failure's error is `{code, message}`. */
+function checkSingle(single: Record<string, any>): void {
+  const { error, ...rest } = single;
+  checkItem(error === undefined ? rest : { ...rest, error: error.message });
+  if (error !== undefined) assert.equal(typeof error.code, 'string');
+}
+
+/** What a model reads first: a text block that parses to the answer without its result. */
+function checkFirstBlock(result: Record<string, any>): void {
+  const { result: _result, ...head } = result.structuredContent as Record<string, unknown>;
+  const first = (result.content as { type: string; text: string }[])[0];
+  assert.equal(first.type, 'text');
+  if (Array.isArray(head.results)) head.results = head.results.map(({ result: _r, ...item }: Record<string, unknown>) => item);
+  assert.deepEqual(JSON.parse(first.text), head);
+}
+
 describe('fuzzing /mcp', () => {
   let router: RunningRouter;
   let client: RawMcpClient;
@@ -255,7 +271,8 @@ describe('fuzzing /mcp', () => {
         const answer = checkReply(text, await client.post(text));
         if (!answer?.result) return; // an invalid id or envelope: answered as an error above
         const single = answer.result.structuredContent as Record<string, any>;
-        checkItem(single);
+        checkSingle(single);
+        checkFirstBlock(answer.result);
         assert.equal(single.ok, single.status === 'ok');
         assert.equal(answer.result.isError, single.status !== 'ok');
       }),
@@ -286,8 +303,12 @@ describe('fuzzing /mcp', () => {
           assert.equal(data.ok, false);
           assert.ok(BATCH_REJECTIONS.has(data.error?.code), `rejection code ${data.error?.code}`);
           assert.equal(answer.result.isError, true);
+          checkFirstBlock(answer.result);
           return;
         }
+        // A dispatched batch is never a tool error, whatever its entries did (DESIGN §5).
+        assert.equal(answer.result.isError, false);
+        checkFirstBlock(answer.result);
         assert.ok(Array.isArray(sentCalls));
         assert.equal(data.results.length, sentCalls.length, 'one result per call');
         data.results.forEach((item: Record<string, any>, i: number) => {

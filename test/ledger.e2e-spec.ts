@@ -201,7 +201,7 @@ describe('the ledger under load', () => {
           const call = pick(rand);
           const result = await traced.client.callTool({ name: 'invoke_read_tool', arguments: call });
           const a = result.structuredContent as Record<string, any>;
-          booked.push({ entrypoint: 'invoke_read_tool', tool: String(call.name), server: a.server, status: a.status, error: a.error });
+          booked.push({ entrypoint: 'invoke_read_tool', tool: String(call.name), server: a.server, status: a.status, error: a.error?.message });
         } else {
           const calls = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => pick(rand));
           const result = await traced.client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls } });
@@ -225,7 +225,7 @@ describe('the ledger under load', () => {
         await sleep(Math.max(0, at - (Date.now() - started)));
         const result = await traced.client.callTool({ name: 'invoke_read_tool', arguments: { name: 'crash', server: 'gamma' } });
         const a = result.structuredContent as Record<string, any>;
-        booked.push({ entrypoint: 'invoke_read_tool', tool: 'crash', server: a.server, status: a.status, error: a.error });
+        booked.push({ entrypoint: 'invoke_read_tool', tool: 'crash', server: a.server, status: a.status, error: a.error?.message });
       }
       return traced;
     };

@@ -130,7 +130,7 @@ describe('the shared store goes away under load and comes back', () => {
     assert.equal((await backend.arrivals()).length - received, ok);
     assert.deepEqual(Object.keys(tallies.open.statuses), ['ok'], [...tallies.open.errors].join('\n'));
     assert.deepEqual(Object.keys(tallies.closed.statuses).sort(), ['error', 'ok']);
-    assert.deepEqual([...tallies.closed.errors], [JSON.stringify('rate limit: the shared rate-limit store is unavailable')]);
+    assert.deepEqual([...tallies.closed.errors], [JSON.stringify({ code: 'rate_limited', message: 'rate limit: the shared rate-limit store is unavailable' })]);
     for (const [policy, tally] of Object.entries(tallies)) {
       assert.ok(tally.slowestMs < DEADLINE_MS, `${policy}: a call took ${tally.slowestMs} ms`);
       console.log(JSON.stringify({ policy, answered: answered(tally), statuses: tally.statuses, slowestMs: Math.round(tally.slowestMs) }));

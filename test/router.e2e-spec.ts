@@ -11,6 +11,8 @@ import {
   everythingBackend,
   filesBackend,
   memoryBackend,
+  rawToolCall,
+  readAsModel,
   startRouter,
   tempDir,
   testConfig,
@@ -20,6 +22,8 @@ import {
 describe('the router over the three real demo backends', () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'hello.txt'), 'hello from the files backend\n');
+  const quoted = 'a "quoted" line\n\ttabbed \\ backslash, café ✓\n';
+  writeFileSync(join(dir, 'quoted.txt'), quoted);
   let router: RunningRouter;
   let client: Client;
 
@@ -83,6 +87,39 @@ describe('the router over the three real demo backends', () => {
     assert.equal(data.error, undefined);
   });
 
+  test('a model reads the envelope first, then the file\'s text verbatim', async () => {
+    const args = { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'quoted.txt') } };
+    const result = await client.callTool({ name: 'invoke_read_tool', arguments: args });
+    assert.equal(result.isError, false);
+    const { head, blocks } = readAsModel(result as never);
+    assert.deepEqual(head, { ok: true, tool: 'read_text_file', server: 'files', status: 'ok' });
+    assert.deepEqual(blocks, [{ type: 'text', text: quoted }]);
+    // Programs still read the envelope, unchanged, in structuredContent.
+    assert.deepEqual(result.structuredContent, { ...head, result: { content: [], structuredContent: { content: quoted } } });
+  });
+
+  test('an image arrives as an image block a client can render; resource links become text', async () => {
+    const image = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'get-tiny-image', server: 'everything' } });
+    const { head, blocks } = readAsModel(image as never);
+    assert.equal(head.status, 'ok');
+    const png = blocks.filter((b) => b.type === 'image');
+    assert.equal(png.length, 1);
+    assert.equal(png[0].mimeType, 'image/png');
+    assert.ok(Buffer.from(png[0].data as string, 'base64').subarray(1, 4).toString() === 'PNG', 'the data is the PNG itself');
+    assert.ok(blocks.some((b) => b.type === 'text'), 'the text around it is kept');
+
+    const links = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'get-resource-links', server: 'everything', arguments: { count: 2 } } });
+    const read = readAsModel(links as never);
+    assert.deepEqual(read.blocks.map((b) => b.type), ['text', 'text', 'text']);
+    assert.equal(read.blocks[0].text, 'Here are 2 resource links to resources available in this server:');
+    for (const block of read.blocks.slice(1)) {
+      assert.match(block.text as string, /^\[resource link from server "everything": demo:\/\/\S+ \(name "(Text|Blob) Resource \d"/);
+      assert.match(block.text as string, /this router does not serve resources: read it with a tool of that server\]$/);
+    }
+    const original = (links.structuredContent as { result: { content: { type: string }[] } }).result.content;
+    assert.deepEqual(original.map((b) => b.type), ['text', 'resource_link', 'resource_link'], 'structuredContent keeps what the backend sent');
+  });
+
   test('a write tool is blocked and the file is not written', async () => {
     const target = join(dir, 'written.txt');
     const { isError, data } = await callTool(client, 'invoke_read_tool', {
@@ -93,13 +130,15 @@ describe('the router over the three real demo backends', () => {
     assert.equal(data.status, 'blocked');
     assert.equal(data.ok, false);
     assert.equal(data.result, undefined);
+    assert.deepEqual(data.error, { code: 'blocked', message: 'this tool is not read-only (its backend does not annotate it readOnlyHint: true)' });
     assert.equal(existsSync(target), false);
   });
 
   test('an operator deny beats a read-only annotation', async () => {
     const { data } = await callTool(client, 'invoke_read_tool', { name: 'list_allowed_directories', server: 'files' });
     assert.equal(data.status, 'blocked');
-    assert.match(data.error, /operator/);
+    assert.equal(data.error.code, 'blocked');
+    assert.match(data.error.message, /operator/);
   });
 
   test('an unknown tool and name variants do not resolve', async () => {
@@ -117,12 +156,20 @@ describe('the router over the three real demo backends', () => {
     const { isError, data } = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: secret } });
     assert.equal(isError, true);
     assert.equal(data.status, 'invalid_call');
+    assert.equal(data.error.code, 'invalid_call');
     assert.ok(!JSON.stringify(data).includes('sk-canary-'));
   });
 
-  test('a tool the router does not publish answers a tool error', async () => {
+  test('a tool the router does not publish answers a tool error in the refusal shape', async () => {
     const result = await client.callTool({ name: 'read_text_file', arguments: {} });
     assert.equal(result.isError, true);
+    const refusal = {
+      ok: false,
+      status: 'unknown_tool',
+      error: { code: 'unknown_tool', message: 'This router publishes find_tool, invoke_read_tool, invoke_read_tool_batch only' },
+    };
+    assert.deepEqual(result.structuredContent, refusal);
+    assert.deepEqual(readAsModel(result as never), { head: refusal, blocks: [] });
   });
 });
 
@@ -143,7 +190,8 @@ describe('name resolution across backends that share tool names', () => {
   test('an ambiguous name without server lists the candidates; with server it resolves', async () => {
     const ambiguous = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: join(b, 'x.txt') } });
     assert.equal(ambiguous.data.status, 'unknown_tool');
-    assert.match(ambiguous.data.error, /archive, files/);
+    assert.equal(ambiguous.data.error.code, 'unknown_tool');
+    assert.match(ambiguous.data.error.message, /archive, files/);
     const picked = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', server: 'archive', arguments: { path: join(b, 'x.txt') } });
     assert.equal(picked.data.status, 'ok');
     assert.ok(JSON.stringify(picked.data.result).includes('from b'));
@@ -171,27 +219,31 @@ describe('bounded reads resumed with cursors', () => {
   const read = (cursor?: string, path = join(dir, 'big.txt')) =>
     callTool(client, 'invoke_read_tool', { name: 'read_text_file', server: 'files', arguments: { path }, ...(cursor ? { cursor } : {}) });
 
-  test('a 300 KB file read with a 16 KB budget is reassembled exactly by following cursors', async () => {
+  test('a 300 KB file read with a 16 KB budget is reassembled exactly by a model following cursors', async () => {
     let text = '';
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const result = await client.callTool({
-        name: 'invoke_read_tool',
-        arguments: { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'big.txt') }, ...(cursor ? { cursor } : {}) },
+      const { result, bytes } = await rawToolCall(router, 'invoke_read_tool', {
+        name: 'read_text_file',
+        server: 'files',
+        arguments: { path: join(dir, 'big.txt') },
+        ...(cursor ? { cursor } : {}),
       });
-      const data = result.structuredContent as Record<string, any>;
-      assert.equal(data.status, 'ok');
-      const json = JSON.stringify(data);
-      assert.ok(Buffer.byteLength(json) <= 16_384, `page ${pages} is ${Buffer.byteLength(json)} bytes`);
-      const textCopy = (result.content as { text: string }[])[0].text;
-      assert.ok(Buffer.byteLength(textCopy) <= 16_384);
-      text += pieceOf(data.result);
-      cursor = data.next_cursor;
+      // The budget holds on all that is sent: structured content and the content blocks together.
+      assert.ok(bytes <= 16_384, `page ${pages} is ${bytes} bytes`);
+      const { head, blocks } = readAsModel(result);
+      assert.equal(head.status, 'ok');
+      assert.equal(head.result, undefined);
+      // The text comes verbatim, one text block a page; the cursor is in the first block.
+      assert.deepEqual(blocks.map((b) => b.type), ['text']);
+      text += blocks[0].text;
+      assert.equal(head.next_cursor, (result.structuredContent as Record<string, unknown>).next_cursor);
+      cursor = head.next_cursor as string | undefined;
       if (cursor) {
-        assert.equal(data.truncated, true);
-        assert.equal(data.bounds.resumable, true);
-        assert.equal(typeof data.cursor_expires_in_seconds, 'number');
+        assert.equal(head.truncated, true);
+        assert.equal(head.bounds.resumable, true);
+        assert.equal(typeof head.cursor_expires_in_seconds, 'number');
       }
       pages++;
       assert.ok(pages < 200, 'pages terminate');
@@ -212,15 +264,9 @@ describe('bounded reads resumed with cursors', () => {
     writeFileSync(join(dir, 'other.txt'), 'other');
     const mismatched = await read(cursor, join(dir, 'other.txt'));
     assert.equal(mismatched.data.status, 'invalid_cursor');
-    assert.match(mismatched.data.error, /another tool or other arguments/);
+    assert.match(mismatched.data.error.message, /another tool or other arguments/);
   });
 });
-
-/** The text a page carries, whichever part of the result was cut. */
-function pieceOf(result: { content?: { text?: string }[]; structuredContent?: Record<string, unknown> }): string {
-  if (result.structuredContent && typeof result.structuredContent.content === 'string') return result.structuredContent.content;
-  return (result.content ?? []).map((b) => b.text ?? '').join('');
-}
 
 describe('a Streamable HTTP backend', () => {
   let backend: ChildProcess;

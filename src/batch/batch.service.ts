@@ -16,12 +16,13 @@ import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
-import type { Envelope, ReadAnswer, Serialized } from './batch.types';
-import { boundAnswer, draftItem, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
+import type { ReadAnswer } from './batch.types';
+import { boundAnswer, draftItem, type Bounded, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
 import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
 import { LogThrottle } from './domain/log-throttle';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
+import { failureWire, SINGLE_SHAPE, singleFailure, singleWire } from './domain/single-answer';
 
 /** DESIGN §5: an error message is at most 500 characters. */
 export const MAX_ERROR_CHARS = 500;
@@ -33,10 +34,16 @@ interface Page extends PageToBound {
 }
 
 /**
- * A call taken as far as the backend: either its final answer, or a page still to be bounded;
- * with the digest of its arguments once they were valid (for the audit log).
+ * A call taken as far as the backend: either its failure (with the error's code), or a page
+ * still to be bounded; with the digest of its arguments once they were valid (for the audit log).
  */
-type Dispatched = ({ answer: ReadAnswer; page?: undefined } | { answer?: undefined; page: Page }) & { argsDigest: string | null };
+type Dispatched = ({ answer: ReadAnswer; code: RouterErrorCode; page?: undefined } | { answer?: undefined; page: Page }) & { argsDigest: string | null };
+
+/** The single call's answer, and the whole `tools/call` result that carries it as sent. */
+export interface SingleRead {
+  answer: ReadAnswer;
+  wire: string;
+}
 
 /** What the audit line of one call needs besides its answer. */
 interface CallRecord {
@@ -44,9 +51,9 @@ interface CallRecord {
   started: number;
   argsDigest: string | null;
   /**
-   * UTF-8 bytes of the call's answer as serialized for the client: the single call's whole
-   * structured content (the same JSON as its text copy), or a batch entry's item within the batch
-   * answer. Not the HTTP body, which also carries the JSON-RPC frame and that text copy escaped.
+   * UTF-8 bytes of the call's answer as sent: the single call's whole `tools/call` result
+   * (structured content and content), or a batch entry's footprint in the batch's result. Not the
+   * HTTP body, which also carries the JSON-RPC frame.
    */
   bytes: number;
 }
@@ -88,19 +95,18 @@ export class BatchService {
   /**
    * `invoke_read_tool`: answers one read call within the single-call budget; never throws for
    * anything the caller or a backend did. `raw` is the call as received. The answer comes with
-   * the JSON of `envelope(answer)`, serialized once: bounding measured it, the audit counts it,
-   * and the caller sends it.
+   * the whole `tools/call` result that carries it, serialized once: bounding measured it, the
+   * audit counts it, and the caller sends it.
    */
-  async read(raw: unknown, envelope: Envelope, principal: Principal): Promise<Serialized<ReadAnswer>> {
+  async read(raw: unknown, principal: Principal): Promise<SingleRead> {
     const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
     const started = performance.now();
     const dispatched = await this.dispatch(raw, principal);
-    const serialized = dispatched.page
-      ? this.bound(dispatched.page, budget, envelope)
-      : { value: dispatched.answer, json: JSON.stringify(envelope(dispatched.answer)) };
-    const bytes = utf8Bytes(serialized.json);
-    this.finish('invoke_read_tool', serialized.value, { principal, started, argsDigest: dispatched.argsDigest, bytes });
-    return serialized;
+    const bounded = dispatched.page ? this.bound(dispatched.page, budget) : dispatched;
+    const answer = 'code' in bounded ? bounded.answer : bounded.value;
+    const wire = 'code' in bounded ? failureWire(singleFailure(bounded.answer, bounded.code)) : singleWire(bounded);
+    this.finish('invoke_read_tool', answer, { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(wire) });
+    return { answer, wire };
   }
 
   /**
@@ -124,9 +130,9 @@ export class BatchService {
       const itemBudget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
       const dispatched: Dispatched =
         entry.idError !== undefined
-          ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)), argsDigest: null }
+          ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)), code: 'invalid_call', argsDigest: null }
           : this.lifecycle.stopSignal.aborted
-            ? { answer: failure(entry.name, null, notDispatched()), argsDigest: null }
+            ? { answer: failure(entry.name, null, notDispatched()), code: 'shutting_down', argsDigest: null }
             : await this.dispatch(entry.call, principal);
       drafts.push(
         dispatched.page
@@ -146,11 +152,11 @@ export class BatchService {
   /** The seam up to the backend's answer: every local refusal happens before any backend call. */
   private async dispatch(raw: unknown, principal: Principal): Promise<Dispatched> {
     const checked = checkReadCall(raw);
-    if (!checked.ok) return { answer: failure(nameOf(raw), null, new RouterError('invalid_call', checked.message)), argsDigest: null };
+    if (!checked.ok) return { answer: failure(nameOf(raw), null, new RouterError('invalid_call', checked.message)), code: 'invalid_call', argsDigest: null };
     const call = checked.call;
     const args = canonicalArguments(call.arguments);
     const digest = argumentsDigest(args);
-    const answer = (tool: string, server: string | null, err: RouterError): Dispatched => ({ answer: failure(tool, server, err), argsDigest: digest });
+    const answer = (tool: string, server: string | null, err: RouterError): Dispatched => ({ answer: failure(tool, server, err), code: err.code, argsDigest: digest });
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
     const resolve = () => this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
     let resolution = resolve();
@@ -261,12 +267,9 @@ export class BatchService {
     }
   }
 
-  /** Cuts a page to its budget, issuing cursors bound to the page's call. */
-  private bound(page: Page, budget: Budget, envelope: Envelope): Serialized<ReadAnswer> {
-    const bounded = boundAnswer(page, budget, envelope, this.issuerFor(page));
-    if (bounded) return bounded;
-    const answer = tooLarge(page);
-    return { value: answer, json: JSON.stringify(envelope(answer)) };
+  /** Cuts a page to the single call's budget, issuing cursors bound to the page's call. */
+  private bound(page: Page, budget: Budget): Bounded | { answer: ReadAnswer; code: RouterErrorCode } {
+    return boundAnswer(page, budget, SINGLE_SHAPE, this.issuerFor(page)) ?? { answer: tooLarge(page), code: 'response_too_large' };
   }
 
   private issuerFor(page: Page): CursorIssuer {

@@ -33,8 +33,8 @@ export interface ReadAnswer {
 export type Envelope = (answer: ReadAnswer) => unknown;
 
 /**
- * A value with its JSON, serialized once: bounding measures it, the audit counts its bytes, and
- * the MCP edge sends it as the text copy and the structured content (BENCHMARKS item 7).
+ * A value with its JSON, serialized once: bounding measures it, and the MCP edge sends it as the
+ * structured content (BENCHMARKS item 7).
  */
 export interface Serialized<T> {
   value: T;

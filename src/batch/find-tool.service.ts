@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service';
+import { BackendsService } from '../backends/backends.service';
 import type { Principal } from '../common/principal';
 import { GateService } from '../gate/gate.service';
 import { RegistryService } from '../registry/registry.service';
 import { cleanText } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
+import { emptyCatalogNote, NO_MATCH_NOTE, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
 
 /** One `find_tool` hit (DESIGN §1). `read_only` is the gate's decision, not the raw hint. */
 export interface ToolHit {
@@ -32,6 +34,19 @@ export interface FindToolQuery {
   includeSchema: boolean;
 }
 
+/**
+ * `find_tool`'s answer: the hits, and, when none matches, a `note` saying why and `servers`
+ * saying what there is, so a model is never left with an empty list and no way on.
+ */
+export interface FindToolAnswer {
+  hits: ToolHit[];
+  note?: string;
+  servers?: ServerSummary[];
+}
+
+/** The answer, or why the query was refused (an `invalid_arguments` message). */
+export type FindOutcome = { ok: true; answer: FindToolAnswer } | { ok: false; message: string };
+
 const MAX_DESCRIPTION_CHARS = 300;
 
 /** Ranked search over the catalog, reported with what the read path will decide for each hit. */
@@ -41,13 +56,47 @@ export class FindToolService {
     private readonly registry: RegistryService,
     private readonly gate: GateService,
     private readonly access: AccessService,
+    private readonly backends: BackendsService,
   ) {}
 
-  /** Hits among the tools `principal` may call only: discovery never shows what a call refuses. */
-  async find(q: FindToolQuery, principal: Principal): Promise<ToolHit[]> {
+  /**
+   * Hits among the tools `principal` may call only: discovery never shows what a call refuses
+   * (DESIGN §10), and the servers it names are those the caller may call a tool of. A `server`
+   * the caller has no tool of is refused with the servers it has; a configured backend that has
+   * not delivered a catalog yet answers no hits and says so.
+   */
+  async find(q: FindToolQuery, principal: Principal): Promise<FindOutcome> {
     const visible = (tool: CatalogTool) => this.access.mayCallTool(principal, tool);
-    const ranked = await this.registry.search(q.query, q.topK, q.server, visible);
-    return ranked.map(({ tool, score }) => this.hit(tool, score, q.includeSchema));
+    const states = this.backends.states();
+    if (q.server !== undefined && !this.registry.toolsOf(q.server).some(visible)) {
+      const state = states.find((s) => s.name === q.server);
+      if (state !== undefined && !this.registry.hasCatalog(state.name)) {
+        return { ok: true, answer: { hits: [], note: emptyCatalogNote([state]), servers: [serverSummary(state, [])] } };
+      }
+      return { ok: false, message: unknownServerMessage(this.servers(visible).filter((s) => s.tools > 0).map((s) => s.name)) };
+    }
+    const found = await this.registry.search(q.query, q.topK, q.server, visible);
+    // A score of 0 is a browse: the query had no word to search by. Anything above matched.
+    if (found.some((h) => h.score > 0)) return { ok: true, answer: { hits: found.map((h) => this.hit(h.tool, h.score, q.includeSchema)) } };
+    const servers = this.servers(visible);
+    const inScope = q.server === undefined ? servers : servers.filter((s) => s.name === q.server);
+    if (inScope.every((s) => s.tools === 0)) {
+      const notConnected = states.filter((s) => s.status !== 'up' && (q.server === undefined || s.name === q.server));
+      return { ok: true, answer: { hits: [], note: emptyCatalogNote(notConnected), servers: notConnected.map((s) => serverSummary(s, [])) } };
+    }
+    const closest = found.length > 0 ? found : await this.registry.search('', q.topK, q.server, visible);
+    return {
+      ok: true,
+      answer: { hits: closest.map((h) => this.hit(h.tool, h.score, q.includeSchema)), note: NO_MATCH_NOTE, servers: servers.filter((s) => s.tools > 0) },
+    };
+  }
+
+  /** Every configured backend with the tools of it `visible` admits, in configuration order. */
+  private servers(visible: (tool: CatalogTool) => boolean): ServerSummary[] {
+    return this.backends
+      .states()
+      .map((state) => serverSummary(state, this.registry.toolsOf(state.name).filter(visible)))
+      .filter((s) => s.tools > 0 || !s.connected);
   }
 
   private hit(tool: CatalogTool, score: number, includeSchema: boolean): ToolHit {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { BatchService } from '../batch/batch.service';
-import type { ReadAnswer } from '../batch/batch.types';
 import { FindToolService } from '../batch/find-tool.service';
 import { AuditService } from '../audit/audit.service';
 import { AuthService } from '../auth/auth.service';
@@ -14,7 +13,7 @@ import type { HttpConfig } from '../config/config.types';
 import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
 import { negotiateVersion, PROTOCOL_VERSION_HEADER, versionHeaderProblem } from './domain/protocol-versions';
 import { guardRequest } from './domain/request-guard';
-import { toolError, toolResult, toolResultJson } from './domain/tool-result';
+import { findToolResult, refusal, refusalResult } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, PUBLISHED_TOOLS } from './published-tools';
 
@@ -145,34 +144,31 @@ export class McpService {
     return resultMessageJson(id, await this.runTool(name, args as Record<string, unknown>, principal));
   }
 
-  /** The tool's result as JSON text (see `toolResultJson`). */
+  /**
+   * The tool's whole result as JSON text. `isError` is true only when nothing was dispatched (a
+   * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
+   * entries did (DESIGN §5).
+   */
   private async runTool(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
     switch (name) {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);
-        if (!input.ok) return toolError({ ok: false, error: { code: 'invalid_arguments', message: input.message } });
-        const hits = await this.finder.find(input.query, principal);
-        return toolResult({ hits }, false);
+        if (!input.ok) return refusalResult(refusal('invalid_arguments', input.message));
+        const outcome = await this.finder.find(input.query, principal);
+        return outcome.ok ? findToolResult(outcome.answer) : refusalResult(refusal('invalid_arguments', outcome.message));
       }
-      case INVOKE_READ_TOOL: {
-        const { value: answer, json } = await this.batch.read(args, singleEnvelope, principal);
-        return toolResultJson(json, answer.status !== 'ok');
-      }
+      case INVOKE_READ_TOOL:
+        return (await this.batch.read(args, principal)).wire;
       case INVOKE_READ_TOOL_BATCH: {
         const outcome = await this.batch.readBatch(args, principal);
-        if ('rejected' in outcome) return toolError({ ok: false, error: outcome.rejected });
-        return toolResultJson(outcome.json, !outcome.response.ok);
+        if ('rejected' in outcome) return refusalResult(refusal(outcome.rejected.code, outcome.rejected.message));
+        return outcome.wire;
       }
       default:
         // As the SDK's own server does: a tool error the client shows to the model (DESIGN §1).
-        return toolError({ ok: false, error: { code: 'unknown_tool', message: `This router publishes ${PUBLISHED_TOOLS.map((t) => t.name).join(', ')} only` } });
+        return refusalResult(refusal('unknown_tool', `This router publishes ${PUBLISHED_TOOLS.map((t) => t.name).join(', ')} only`));
     }
   }
-}
-
-/** The single call's answer: the batch item's fields without index and id, plus `ok` (DESIGN §1). */
-function singleEnvelope(answer: ReadAnswer): Record<string, unknown> {
-  return { ok: answer.status === 'ok', ...answer };
 }
 
 function single(header: string | string[] | undefined): string | undefined {

@@ -1,3 +1,7 @@
+import { MAX_BATCH_CALLS, MAX_ID_CHARS } from '../batch/domain/batch-input';
+import { MAX_CURSOR_CHARS, MAX_NAME_CHARS, MAX_SERVER_CHARS } from '../batch/domain/read-call';
+import { FIND_TOOL_LIMITS } from './domain/find-tool-input';
+
 /**
  * The meta-tools the router publishes instead of every backend tool (DESIGN §1), so a model's
  * context holds three small definitions rather than hundreds.
@@ -15,13 +19,20 @@ export const PUBLISHED_TOOLS = [
     description:
       'Search the catalog of every backend tool behind this router. Returns ranked hits with the exact ' +
       '`name` and `server` to pass to invoke_read_tool, whether the tool is read-only (only those can be ' +
-      'called), and its parameters. Ask for `include_schema` to get the full input schema.',
+      'called), and its parameters. Ask for `include_schema` to get the full input schema. When nothing ' +
+      'matches, a `note` says why and `servers` lists what each server serves.',
     inputSchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', minLength: 1, maxLength: 500, description: 'What you want to do, in plain words.' },
-        top_k: { type: 'integer', minimum: 1, maximum: 10, default: 5, description: 'How many hits (1..10).' },
-        server: { type: 'string', description: 'Only tools of this backend.' },
+        query: { type: 'string', minLength: 1, maxLength: FIND_TOOL_LIMITS.maxQueryChars, description: 'What you want to do, in plain words.' },
+        top_k: {
+          type: 'integer',
+          minimum: FIND_TOOL_LIMITS.minTopK,
+          maximum: FIND_TOOL_LIMITS.maxTopK,
+          default: FIND_TOOL_LIMITS.defaultTopK,
+          description: `How many hits (${FIND_TOOL_LIMITS.minTopK}..${FIND_TOOL_LIMITS.maxTopK}).`,
+        },
+        server: { type: 'string', minLength: 1, maxLength: FIND_TOOL_LIMITS.maxServerChars, description: 'Only tools of this backend.' },
         include_schema: { type: 'boolean', default: false, description: "Include each hit's JSON input schema." },
       },
       required: ['query'],
@@ -40,10 +51,10 @@ export const PUBLISHED_TOOLS = [
     inputSchema: {
       type: 'object',
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200, description: 'Exact tool name from find_tool.' },
-        server: { type: 'string', description: 'Backend name from find_tool; needed when several backends share the name.' },
+        name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, description: 'Exact tool name from find_tool.' },
+        server: { type: 'string', minLength: 1, maxLength: MAX_SERVER_CHARS, description: 'Backend name from find_tool; needed when several backends share the name.' },
         arguments: { type: 'object', description: "The tool's arguments (at most 20,000 bytes as JSON, 8 levels deep).", additionalProperties: true },
-        cursor: { type: 'string', description: 'A next_cursor from an earlier truncated call with the same arguments.' },
+        cursor: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_CHARS, description: 'A next_cursor from an earlier truncated call with the same arguments.' },
       },
       required: ['name'],
       additionalProperties: false,
@@ -64,16 +75,16 @@ export const PUBLISHED_TOOLS = [
         calls: {
           type: 'array',
           minItems: 1,
-          maxItems: 25,
-          description: 'The calls, 1..25.',
+          maxItems: MAX_BATCH_CALLS,
+          description: `The calls, 1..${MAX_BATCH_CALLS}.`,
           items: {
             type: 'object',
             properties: {
-              name: { type: 'string', minLength: 1, maxLength: 200, description: 'Exact tool name from find_tool.' },
-              server: { type: 'string', description: 'Backend name from find_tool, when several share the name.' },
+              name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, description: 'Exact tool name from find_tool.' },
+              server: { type: 'string', minLength: 1, maxLength: MAX_SERVER_CHARS, description: 'Backend name from find_tool, when several share the name.' },
               arguments: { type: 'object', additionalProperties: true, description: "The tool's arguments (at most 20,000 bytes, 8 levels)." },
-              id: { type: 'string', minLength: 1, maxLength: 100, description: 'Your label for this call; unique in the batch.' },
-              cursor: { type: 'string', description: 'A next_cursor from an earlier cut result of the same call.' },
+              id: { type: 'string', minLength: 1, maxLength: MAX_ID_CHARS, description: 'Your label for this call; unique in the batch.' },
+              cursor: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_CHARS, description: 'A next_cursor from an earlier cut result of the same call.' },
             },
             required: ['name'],
             additionalProperties: false,

@@ -78,6 +78,11 @@ export class RegistryService {
     return this.byBackend.has(backend);
   }
 
+  /** The backend's tools as last delivered (empty before its first catalog). */
+  toolsOf(backend: string): readonly CatalogTool[] {
+    return this.byBackend.get(backend) ?? [];
+  }
+
   /** Number of tools per backend. */
   sizes(): Map<string, number> {
     return new Map([...this.byBackend].map(([b, tools]) => [b, tools.length]));

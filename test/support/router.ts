@@ -85,3 +85,37 @@ export async function callTool(client: Client, name: string, args: Record<string
   const result = await client.callTool({ name, arguments: args });
   return { isError: result.isError === true, data: result.structuredContent as Record<string, any> };
 }
+
+/** A `tools/call` result as the SDK client parses it. */
+export interface ToolResult {
+  content?: { type: string; text?: string; data?: string; mimeType?: string; [k: string]: unknown }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/**
+ * What a model reads of a result: the first text block parsed (the envelope without `result`, or
+ * the whole answer when there is no result) and every block after it.
+ */
+export function readAsModel(result: ToolResult): { head: Record<string, any>; blocks: NonNullable<ToolResult['content']> } {
+  const [first, ...blocks] = result.content ?? [];
+  if (first?.type !== 'text' || typeof first.text !== 'string') throw new Error('the first block is not text');
+  return { head: JSON.parse(first.text) as Record<string, any>, blocks };
+}
+
+/**
+ * A `tools/call` over plain HTTP: the result as the router sent it, and the UTF-8 bytes of that
+ * result within the JSON-RPC answer (what the byte budgets bound).
+ */
+export async function rawToolCall(router: RunningRouter, name: string, args: Record<string, unknown>): Promise<{ result: ToolResult; bytes: number }> {
+  const response = await fetch(router.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = await response.text();
+  const prefix = '{"jsonrpc":"2.0","id":1,"result":';
+  if (!body.startsWith(prefix) || !body.endsWith('}')) throw new Error(`not a result: ${body.slice(0, 200)}`);
+  const resultText = body.slice(prefix.length, -1);
+  return { result: JSON.parse(resultText) as ToolResult, bytes: Buffer.byteLength(resultText) };
+}

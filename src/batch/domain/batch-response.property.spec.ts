@@ -5,13 +5,14 @@ import { CALL_STATUSES, type CallStatus } from '../../common/call-status';
 import { dedupeResult, type ToolResultLike } from '../../cursor/domain/bounding';
 import type { ReadAnswer } from '../batch.types';
 import { draftItem, type CursorIssuer } from './bound-answer';
-import { assemble, byteLength, finishBatch, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { assemble, byteLength, finishBatch, itemFootprint, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
 import { MAX_SERVER_CHARS } from './read-call';
 
 /**
- * DESIGN §5 as a property: for random batches and budgets, the whole serialized answer is within
- * the budget, has one item per call in order, and its counts and failure lists agree with the
- * statuses. Drives the same pure pieces the BatchService composes.
+ * DESIGN §5 as a property: for random batches and budgets, the whole serialized result (structured
+ * content and the content blocks a model reads) is within the budget, has one item per call in
+ * order, and its counts and failure lists agree with the statuses. Drives the same pure pieces the
+ * BatchService composes.
  */
 
 const issuer: CursorIssuer = { issue: (p) => 'c1.' + Buffer.from(JSON.stringify(p)).toString('base64url') + '.' + 's'.repeat(43), ttlSeconds: 900 };
@@ -52,14 +53,17 @@ test('every batch answer is within budget, complete, ordered and consistent', ()
         const itemBudget = { maxBytes: skeleton.items[e.index] + share, maxItems: 200 };
         return draftItem(e, { base, result: dedupeResult(e.result) }, itemBudget, issuer, tooLarge);
       });
-      const { response, json, itemBytes } = finishBatch(drafts, budget);
+      const { response, json, wire, itemBytes } = finishBatch(drafts, budget);
       // The JSON put together from the items' JSON is the answer's own serialization.
       assert.equal(json, JSON.stringify(response));
-      assert.deepEqual(itemBytes, response.results.map((item) => byteLength(item)));
-      const size = utf8Bytes(json);
+      const sent = JSON.parse(wire);
+      assert.equal(JSON.stringify(sent.structuredContent), json);
+      assert.equal(sent.isError, false);
+      assertReadable(sent.content, response);
+      const size = utf8Bytes(wire);
       largestRatio = Math.max(largestRatio, size / budget);
       assert.ok(size <= budget, `${size} > ${budget}`);
-      // The JSON text copy in `content` is this same serialization, so it is within the budget too.
+      assert.ok(itemBytes.reduce((a, b) => a + b, 0) <= size);
       assert.equal(response.results.length, entries.length);
       response.results.forEach((item, i) => {
         assert.equal(item.index, i);
@@ -87,9 +91,10 @@ test('25 ids of 100 characters, 25 huge results at the smallest budget still fit
   const drafts = entries.map((e) =>
     draftItem(e, { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } }, { maxBytes: skeleton.items[e.index] + share, maxItems: 200 }, issuer, tooLarge),
   );
-  const { response, json } = finishBatch(drafts, budget);
+  const { response, json, wire } = finishBatch(drafts, budget);
   assert.equal(json, JSON.stringify(response));
-  assert.ok(byteLength(response) <= budget, `${byteLength(response)}`);
+  assert.ok(utf8Bytes(wire) <= budget, `${utf8Bytes(wire)}`);
+  assertReadable(JSON.parse(wire).content, response);
   assert.equal(response.results.length, 25);
   assert.ok(response.results.every((r) => r.status === 'ok' && r.truncated === true && typeof r.next_cursor === 'string'));
   assert.equal(response.truncated, true);
@@ -101,12 +106,24 @@ test('25 long, heavily escaped errors are shortened only as a last resort', () =
   const drafts: ItemDraft[] = entries.map((e) => ({ item: { index: e.index, id: e.id, tool: 't', server: null, status: 'error', error } }));
   const roomy = finishBatch(drafts, 300_000).response;
   assert.equal(roomy.truncated, false);
-  const { response: tight, json } = finishBatch(drafts, 65_536);
+  const { response: tight, json, wire } = finishBatch(drafts, 65_536);
   assert.equal(json, JSON.stringify(tight));
-  assert.ok(byteLength(tight) <= 65_536);
+  assert.ok(utf8Bytes(wire) <= 65_536);
   assert.equal(tight.results.length, 25);
   assert.equal(tight.truncated, true);
 });
+
+/**
+ * What a model reads of a batch: a summary block that parses to the answer without results, then
+ * one header per entry naming its index and id, each followed by that entry's blocks.
+ */
+function assertReadable(content: { type: string; text?: string }[], response: { results: BatchItem[] }): void {
+  const summary = JSON.parse(content[0].text as string);
+  assert.equal(JSON.stringify(summary.results), JSON.stringify(response.results.map(({ result: _r, ...head }) => head)));
+  const headers = content.map((b, i) => ({ b, i })).filter(({ b }) => b.type === 'text' && /^── entry \d+, id /.test(b.text ?? ''));
+  assert.equal(headers.length, response.results.length);
+  headers.forEach(({ b }, k) => assert.equal(b.text, `── entry ${k}, id ${JSON.stringify(response.results[k].id)}: ${response.results[k].status} ──`));
+}
 
 test('the skeleton\'s sizes are those of its serialization', () => {
   const entries = [
@@ -115,6 +132,9 @@ test('the skeleton\'s sizes are those of its serialization', () => {
   ];
   const items: BatchItem[] = entries.map((e) => ({ index: e.index, id: e.id, tool: e.name, server: 'x'.repeat(MAX_SERVER_CHARS), status: 'invalid_cursor', result: { content: [] } }));
   const sizes = skeletonSizes(entries, MAX_SERVER_CHARS);
-  assert.deepEqual(sizes.items, items.map((item) => byteLength(item)));
-  assert.equal(sizes.total, byteLength(assemble(items)));
+  assert.deepEqual(sizes.items, items.map((item) => itemFootprint(item, JSON.stringify(item))));
+  const whole = finishBatch(items.map((item) => ({ item })), Number.MAX_SAFE_INTEGER);
+  assert.equal(whole.response.ok, false);
+  assert.equal(sizes.total, utf8Bytes(whole.wire));
+  assert.ok(sizes.items.every((n, i) => n > byteLength(items[i])), 'an item costs more than its JSON: the model reads it too');
 });

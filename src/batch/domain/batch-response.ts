@@ -1,4 +1,7 @@
+import type { ContentBlock } from '../../cursor/domain/bounding';
 import type { ReadAnswer, Serialized } from '../batch.types';
+import type { AnswerShape } from './bound-answer';
+import { escapedBytes, modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
 
 /** One entry of a batch answer (DESIGN §5). */
 export interface BatchItem extends ReadAnswer {
@@ -8,7 +11,7 @@ export interface BatchItem extends ReadAnswer {
   result_truncated?: true;
 }
 
-/** The whole batch answer, in `structuredContent` and as JSON text in `content`. */
+/** The whole batch answer, in `structuredContent`; `content` holds its summary and each entry's blocks. */
 export interface BatchResponse {
   ok: boolean;
   results: BatchItem[];
@@ -23,8 +26,10 @@ export interface ItemDraft {
   item: BatchItem;
   /** `JSON.stringify(item)`, when bounding already serialized it. */
   json?: string;
-  /** Re-cuts this item's result so that the item serializes to at most `maxBytes`. */
-  recut?: (maxBytes: number) => Serialized<BatchItem>;
+  /** The item's blocks in `content` (its header, then its result's), as JSON list members, when at hand. */
+  blocksJson?: string;
+  /** Re-cuts this item's result so that its footprint ({@link itemFootprint}) is at most `maxBytes`. */
+  recut?: (maxBytes: number) => Serialized<BatchItem> & { blocksJson?: string };
   /** A cursor that fetches this item's page again, for when its result must be dropped. */
   restartCursor?: () => string | undefined;
 }
@@ -35,33 +40,37 @@ const LONGEST_STATUS = 'invalid_cursor';
 const SHORT_ERROR_CHARS = 100;
 
 /**
- * The sizes of the batch answer with every result empty: `total`, the whole answer (ids, names,
- * statuses and the envelope with every entry counted as failed, the longest case), and `items`,
- * each entry's part of it, what its item costs before any result is added. DESIGN §5: each
+ * The sizes of the whole batch result with every result empty: `total`, the whole result (ids,
+ * names, statuses and the envelope with every entry counted as failed, the longest case, in
+ * `structuredContent` and in `content`), and `items`, each entry's footprint in it
+ * ({@link itemFootprint}), what its item costs before any result is added. DESIGN §5: each
  * entry's share is (budget − total) / entries. Each skeleton item is serialized once.
  */
 export function skeletonSizes(entries: readonly { index: number; id: string; name: string }[], serverChars: number): { total: number; items: number[] } {
   const server = 'x'.repeat(serverChars);
   const items = entries.map((e) => skeletonItem(e, server));
   const jsons = items.map((item) => JSON.stringify(item));
-  return { total: utf8Bytes(batchJson(assemble(items), jsons)), items: jsons.map(utf8Bytes) };
+  return { total: wireBytes(assemble(items), jsons, items.map(entryBlocksJson)), items: items.map((item, i) => itemFootprint(item, jsons[i])) };
 }
 
 function skeletonItem(entry: { index: number; id: string; name: string }, server: string): BatchItem {
   return { index: entry.index, id: entry.id, tool: entry.name, server, status: LONGEST_STATUS, result: { content: [] } };
 }
 
-/** The final batch answer, its JSON, and each item's share of that JSON in UTF-8 bytes. */
+/** The final batch answer, its JSON, the whole result as sent, and each item's share of it. */
 export interface FinishedBatch {
   response: BatchResponse;
-  /** `JSON.stringify(response)`: the text copy in `content`, and what the budget was measured on. */
+  /** `JSON.stringify(response)`: the structured content. */
   json: string;
-  /** UTF-8 bytes of each item's JSON inside `json` (the audit's `bytes` of a batch entry). */
+  /** The whole `tools/call` result as JSON text (`isError: false`), what the budget was measured on. */
+  wire: string;
+  /** UTF-8 bytes of each item's footprint in `wire` (the audit's `bytes` of a batch entry). */
   itemBytes: number[];
 }
 
 /**
- * Puts the items together and makes the whole serialized answer fit `budget` bytes (DESIGN §5):
+ * Puts the items together and makes the whole serialized result (structured content and content)
+ * fit `budget` bytes (DESIGN §5):
  * results are cut further from the end, then dropped (`result_truncated`, with a cursor that
  * fetches the page again), then long errors are shortened. `truncated` is true when anything
  * anywhere was cut. Items are never dropped and keep their order. The answer is measured as it
@@ -71,23 +80,23 @@ export interface FinishedBatch {
 export function finishBatch(drafts: readonly ItemDraft[], budget: number): FinishedBatch {
   const items = drafts.map((d) => d.item);
   const jsons = drafts.map((d) => d.json ?? JSON.stringify(d.item));
+  const blockJsons = drafts.map((d) => d.blocksJson ?? entryBlocksJson(d.item));
   let response = assemble(items);
-  let json = batchJson(response, jsons);
-  let over = utf8Bytes(json) - budget;
-  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item)) => {
+  let over = wireBytes(response, jsons, blockJsons) - budget;
+  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item), itemBlocks = entryBlocksJson(item)) => {
     items[i] = item;
     jsons[i] = itemJson;
+    blockJsons[i] = itemBlocks;
     response = assemble(items);
-    json = batchJson(response, jsons);
-    over = utf8Bytes(json) - budget;
+    over = wireBytes(response, jsons, blockJsons) - budget;
   };
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
     const recut = drafts[i].recut;
     if (!recut || items[i].result === undefined) continue;
-    const target = utf8Bytes(jsons[i]) - over;
+    const target = footprint(i) - over;
     if (target <= 0) continue;
     const cut = recut(target);
-    replace(i, cut.value, cut.json);
+    replace(i, cut.value, cut.json, cut.blocksJson);
   }
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
     if (items[i].result === undefined) continue;
@@ -100,7 +109,86 @@ export function finishBatch(drafts: readonly ItemDraft[], budget: number): Finis
       replace(i, { ...items[i], error: limit === 0 ? '' : `${error.slice(0, limit - 1)}…`, truncated: true });
     }
   }
-  return { response, json, itemBytes: jsons.map(utf8Bytes) };
+  const json = batchJson(response, jsons);
+  return {
+    response,
+    json,
+    wire: resultJson([JSON.stringify(summaryBlock(response)), ...blockJsons], json, false),
+    itemBytes: items.map((_, i) => footprint(i)),
+  };
+
+  function footprint(i: number): number {
+    return footprintOf(items[i], jsons[i], blockJsons[i]);
+  }
+}
+
+/**
+ * What a model reads first of a batch (MCP "content"): the answer without any result, as
+ * compact JSON: `ok`, counts, failures, and each entry's status, error and cursor.
+ */
+export function summaryBlock(response: BatchResponse): ContentBlock {
+  const { results, ...rest } = response;
+  return textBlock(JSON.stringify({ ...rest, results: results.map(headOf) }));
+}
+
+/** The line that opens an entry's blocks in `content`: its index, id and status. */
+export function entryHeader(item: Pick<BatchItem, 'index' | 'id' | 'status'>): ContentBlock {
+  return textBlock(`── entry ${item.index}, id ${JSON.stringify(item.id)}: ${item.status} ──`);
+}
+
+/** The JSON of an entry's header block. */
+export function entryHeaderJson(item: Pick<BatchItem, 'index' | 'id' | 'status'>): string {
+  return JSON.stringify(entryHeader(item));
+}
+
+/** An entry's blocks in `content` (its header, then its result's blocks), as JSON list members. */
+function entryBlocksJson(item: BatchItem): string {
+  return [entryHeader(item), ...modelBlocks(item.result, item.server)].map((b) => JSON.stringify(b)).join(',');
+}
+
+/** A batch item's fields but its result, as its summary lists it. */
+function headOf(item: BatchItem): Omit<BatchItem, 'result'> {
+  const { result: _result, ...head } = item;
+  return head;
+}
+
+/**
+ * How a batch entry goes on the wire (for bounding it): its item in `structuredContent`, its
+ * line in the summary block, its header block, then its result's blocks, each after a comma.
+ */
+export function itemShape(entry: { index: number; id: string }): AnswerShape {
+  return {
+    envelope: (answer) => ({ index: entry.index, id: entry.id, ...answer }),
+    contentBytes: (answer) => contentBytesOf({ index: entry.index, id: entry.id, ...answer }),
+  };
+}
+
+function contentBytesOf(item: BatchItem): number {
+  return footprintOf(item, '', entryHeaderJson(item));
+}
+
+/**
+ * An item's bytes in the whole result, from its JSON and its blocks' (`blocksJson`: its header,
+ * then its result's blocks, comma-separated): its JSON and comma in `results`, its summary line
+ * and comma (escaped inside the summary's text), and its blocks with the comma before them.
+ */
+function footprintOf(item: BatchItem, itemJson: string, blocksJson: string): number {
+  return utf8Bytes(itemJson) + 1 + escapedBytes(JSON.stringify(headOf(item))) + 1 + 1 + utf8Bytes(blocksJson);
+}
+
+/**
+ * UTF-8 bytes one item takes in the whole result: its JSON, and what it adds to `content`. The
+ * pieces of the whole add up to at most the whole plus one comma per list.
+ */
+export function itemFootprint(item: BatchItem, itemJson: string): number {
+  return footprintOf(item, itemJson, entryBlocksJson(item));
+}
+
+/** UTF-8 bytes of the whole result put together from its parts (see {@link resultJson}). */
+function wireBytes(response: BatchResponse, itemJsons: readonly string[], blockJsons: readonly string[]): number {
+  let bytes = RESULT_FRAME_BYTES + utf8Bytes(batchJson(response, itemJsons)) + utf8Bytes(JSON.stringify(summaryBlock(response)));
+  for (const b of blockJsons) bytes += 1 + utf8Bytes(b);
+  return bytes;
 }
 
 /**
@@ -141,6 +229,4 @@ export function byteLength(value: unknown): number {
   return utf8Bytes(JSON.stringify(value));
 }
 
-export function utf8Bytes(json: string): number {
-  return Buffer.byteLength(json, 'utf8');
-}
+export { utf8Bytes };

@@ -2,38 +2,64 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ToolResultLike } from '../../cursor/domain/bounding';
 import type { ReadAnswer } from '../batch.types';
-import { boundAnswer, type CursorIssuer } from './bound-answer';
+import { itemFootprint, itemShape } from './batch-response';
+import { boundAnswer, type AnswerShape, type Bounded, type CursorIssuer } from './bound-answer';
+import { modelBlocks } from './model-content';
+import { SINGLE_SHAPE, singleWire } from './single-answer';
 
 const issuer: CursorIssuer = { issue: (p) => `c1.${Buffer.from(JSON.stringify(p)).toString('base64url')}`, ttlSeconds: 900 };
-const envelopes = {
-  single: (answer: ReadAnswer) => ({ ok: answer.status === 'ok', ...answer }),
-  item: (answer: ReadAnswer) => ({ index: 3, id: 'é"\\', ...answer }),
-};
+const item = { index: 3, id: 'é"\\' };
+const shapes: Record<string, AnswerShape> = { single: SINGLE_SHAPE, item: itemShape(item) };
 const results: Record<string, ToolResultLike> = {
   small: { content: [{ type: 'text', text: 'ok' }], structuredContent: { ok: true } },
   items: { content: [], structuredContent: { rows: Array.from({ length: 500 }, (_, i) => ({ i, s: 'é✓😀"\\\u0001' })) } },
   text: { content: [{ type: 'text', text: 'é✓😀"\\\n'.repeat(3000) }] },
-  string: { content: [], structuredContent: { body: 'x'.repeat(20_000) } },
+  string: { content: [], structuredContent: { body: 'x"'.repeat(20_000) } },
+  image: { content: [{ type: 'image', data: 'A'.repeat(30_000), mimeType: 'image/png' }, { type: 'text', text: 'a picture' }] },
   backendCursor: { content: [], structuredContent: { rows: Array.from({ length: 500 }, (_, i) => i), nextCursor: 'b2' } },
 };
 
-test('the JSON an answer comes with is its envelope\'s serialization, within the budget', () => {
-  for (const [envelopeName, envelope] of Object.entries(envelopes)) {
+/** Bytes the answer takes on the wire: the whole result for the single call, the item's footprint in a batch. */
+function wireBytes(shapeName: string, bounded: Bounded): number {
+  assert.deepEqual(bounded.blockJsons, modelBlocks(bounded.value.result, bounded.value.server).map((b) => JSON.stringify(b)));
+  if (shapeName === 'single') return Buffer.byteLength(singleWire(bounded));
+  return itemFootprint({ ...item, ...bounded.value }, bounded.json);
+}
+
+test('an answer comes with its envelope\'s JSON, and all it sends is within the budget', () => {
+  for (const [shapeName, shape] of Object.entries(shapes)) {
     for (const [resultName, result] of Object.entries(results)) {
       for (const budget of [{ maxBytes: 4096, maxItems: 200 }, { maxBytes: 200_000, maxItems: 50 }, { maxBytes: 200_000, maxItems: 1000 }]) {
         const base: ReadAnswer = { tool: 'read "it"', server: 'files', status: 'ok' };
-        const bounded = boundAnswer({ base, result }, budget, envelope, issuer);
-        const what = `${envelopeName} ${resultName} ${budget.maxBytes}/${budget.maxItems}`;
+        const bounded = boundAnswer({ base, result }, budget, shape, issuer);
+        const what = `${shapeName} ${resultName} ${budget.maxBytes}/${budget.maxItems}`;
         assert.ok(bounded, what);
-        assert.equal(bounded.json, JSON.stringify(envelope(bounded.value)), what);
-        assert.ok(Buffer.byteLength(bounded.json) <= budget.maxBytes, what);
+        assert.equal(bounded.json, JSON.stringify(shape.envelope(bounded.value)), what);
+        assert.ok(wireBytes(shapeName, bounded) <= budget.maxBytes, what);
         if (bounded.value.next_cursor !== undefined) {
           const position = JSON.parse(Buffer.from(bounded.value.next_cursor.slice(3), 'base64url').toString()) as never;
-          const next = boundAnswer({ base, result, from: position }, budget, envelope, issuer);
+          const next = boundAnswer({ base, result, from: position }, budget, shape, issuer);
           assert.ok(next, what);
-          assert.equal(next.json, JSON.stringify(envelope(next.value)), `${what}, resumed`);
+          assert.equal(next.json, JSON.stringify(shape.envelope(next.value)), `${what}, resumed`);
+          assert.ok(wireBytes(shapeName, next) <= budget.maxBytes, `${what}, resumed`);
         }
       }
     }
   }
+});
+
+test('the single call\'s wire is its envelope block, the backend\'s blocks, and the envelope as structured content', () => {
+  const base: ReadAnswer = { tool: 'read_text_file', server: 'files', status: 'ok' };
+  const text = 'line "one"\nline two\n'.repeat(500);
+  const bounded = boundAnswer({ base, result: { content: [], structuredContent: { content: text } } }, { maxBytes: 8192, maxItems: 200 }, SINGLE_SHAPE, issuer);
+  assert.ok(bounded);
+  const wire = JSON.parse(singleWire(bounded));
+  assert.deepEqual(wire.structuredContent, JSON.parse(bounded.json));
+  assert.equal(wire.isError, false);
+  const head = JSON.parse(wire.content[0].text);
+  assert.deepEqual(Object.keys(head), ['ok', 'tool', 'server', 'status', 'truncated', 'bounds', 'next_cursor', 'cursor_expires_in_seconds']);
+  assert.equal(head.next_cursor, bounded.value.next_cursor);
+  assert.equal(wire.content.length, 2);
+  assert.ok(text.startsWith(wire.content[1].text), 'the page is the file\'s text itself, unescaped');
+  assert.ok(wire.content[1].text.length > 1000);
 });

@@ -1,6 +1,7 @@
 import { boundResult, type Budget, type Position, type ToolResultLike } from '../../cursor/domain/bounding';
 import type { Bounds, Envelope, ReadAnswer, Serialized } from '../batch.types';
-import { utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { entryHeaderJson, itemShape, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { escapedBytes, modelBlocks } from './model-content';
 
 /** Room held for a cursor while a page is sized; the real cursor is then measured. */
 const CURSOR_RESERVE_CHARS = 400;
@@ -13,6 +14,30 @@ export interface Page {
   from?: Position;
 }
 
+/**
+ * How an answer goes on the wire, so bounding measures all of what is sent (DESIGN §6): its
+ * envelope (in `structuredContent`), and what it adds to `content` besides the result's blocks.
+ */
+export interface AnswerShape {
+  /** The structured form; adds its fields before the answer's (see Envelope). */
+  envelope: Envelope;
+  /**
+   * UTF-8 bytes the answer adds to the whole result beside its envelope's JSON and the blocks of
+   * its result (`blocksBytes(modelBlocks(...))`): its envelope block, headers, framing. Given the
+   * answer with or without `result` (the same either way). Fields a cut adds appear there as
+   * their JSON inside one JSON string (escaped once), no more.
+   */
+  contentBytes(answer: ReadAnswer): number;
+}
+
+/**
+ * A bounded answer: its envelope's JSON, and the JSON of each of its result's model blocks
+ * (`modelBlocks`), as measured, for the wire to reuse.
+ */
+export interface Bounded extends Serialized<ReadAnswer> {
+  blockJsons: readonly string[];
+}
+
 /** Issues a signed cursor for a position of this page's call; the TTL is what the answer reports. */
 export interface CursorIssuer {
   issue(position: Position): string;
@@ -20,13 +45,15 @@ export interface CursorIssuer {
 }
 
 /**
- * Cuts a page so that `envelope(answer)` serializes within `budget.maxBytes` (DESIGN §6). The page
+ * Cuts a page so that the whole answer, `envelope(answer)` as JSON plus what it adds to `content`
+ * (`shape.contentBytes` and the result's model blocks), fits `budget.maxBytes` (DESIGN §6). The page
  * is sized with room for a cursor; then the answer with the real cursor is measured, and if it is
  * still over, the page is re-cut with the overshoot removed. Returns the answer with the JSON of its
  * envelope, which was measured and is reused as is; undefined when no page fits.
  */
-export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, cursors: CursorIssuer): Serialized<ReadAnswer> | undefined {
+export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer): Bounded | undefined {
   const { base, result, from } = page;
+  const { envelope } = shape;
   // An answer is `base`, then `result`, then a cut's fields, and an envelope adds its fields before
   // the answer's (Envelope): so its JSON is the envelope of `base`, left open, the result's JSON and
   // a tail. Sizing a candidate serializes only the candidate, and the answer reuses the JSON of the
@@ -34,34 +61,53 @@ export function boundAnswer(page: Page, budget: Budget, envelope: Envelope, curs
   const head = JSON.stringify(envelope(base));
   const open = `${head === '{}' ? '{' : `${head.slice(0, -1)},`}"result":`;
   // Sized with a reserved cursor of CURSOR_RESERVE_CHARS ASCII characters: an empty one plus them.
-  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS;
-  let measured: { candidate: ToolResultLike; json: string } | undefined;
+  // The content side holds the same fields but the result once more (the envelope block): sized
+  // with room for the widest cut's fields.
+  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes(base) + CUT_CONTENT_RESERVE_BYTES;
+  let measured: { candidate: ToolResultLike; json: string; blockJsons: string[]; size: number } | undefined;
   const sizeOf = (candidate: ToolResultLike): number => {
     const json = JSON.stringify(candidate);
-    measured = { candidate, json };
-    return frameBytes + utf8Bytes(json);
+    const blockJsons = blockJsonsOf(candidate, base.server);
+    const size = frameBytes + utf8Bytes(json) + listBytes(blockJsons);
+    measured = { candidate, json, blockJsons, size };
+    return size;
   };
-  const serialize = (answer: ReadAnswer, tail: string): Serialized<ReadAnswer> => {
-    const resultJson = measured !== undefined && measured.candidate === answer.result ? measured.json : JSON.stringify(answer.result);
-    return { value: answer, json: `${open}${resultJson}${tail}` };
+  const wholeBytes = (answer: Bounded): number => utf8Bytes(answer.json) + shape.contentBytes(answer.value) + listBytes(answer.blockJsons);
+  const serialize = (answer: ReadAnswer, tail: string): Bounded => {
+    const reuse = measured !== undefined && measured.candidate === answer.result ? measured : undefined;
+    const resultJson = reuse ? reuse.json : JSON.stringify(answer.result);
+    return { value: answer, json: `${open}${resultJson}${tail}`, blockJsons: reuse ? reuse.blockJsons : blockJsonsOf(answer.result, base.server) };
   };
   let maxBytes = budget.maxBytes;
   for (let attempt = 0; attempt < 4; attempt++) {
     const outcome = boundResult(result, { maxBytes, maxItems: budget.maxItems }, from, sizeOf);
     if (!outcome.truncated) {
       const whole = serialize({ ...base, result: outcome.result }, '}');
-      if (utf8Bytes(whole.json) <= budget.maxBytes) return whole;
+      // Its measure held a reserved cut it does not carry, so a measure within the budget is enough.
+      if (measured?.candidate === outcome.result && measured.size <= budget.maxBytes) return whole;
+      if (wholeBytes(whole) <= budget.maxBytes) return whole;
     }
     const cursor = outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
     const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
     const fields = cutFields(budget, reason, cursor, cursors.ttlSeconds);
     const cut = serialize({ ...base, result: outcome.result, ...fields }, tailOf(fields));
-    const overshoot = utf8Bytes(cut.json) - budget.maxBytes;
+    const overshoot = wholeBytes(cut) - budget.maxBytes;
     if (overshoot <= 0) return cut;
     if (maxBytes - overshoot < 1) return undefined;
     maxBytes -= overshoot;
   }
   return undefined;
+}
+
+function blockJsonsOf(result: ToolResultLike | undefined, server: string | null): string[] {
+  return modelBlocks(result, server).map((block) => JSON.stringify(block));
+}
+
+/** UTF-8 bytes of JSON list members: each one's JSON and the comma before it. */
+function listBytes(jsons: readonly string[]): number {
+  let total = 0;
+  for (const json of jsons) total += 1 + utf8Bytes(json);
+  return total;
 }
 
 /** What a cut adds to an answer after its `result` (DESIGN §6). */
@@ -77,6 +123,20 @@ function tailOf(fields: CutFields): string {
   return `,${JSON.stringify(fields).slice(1)}`;
 }
 
+/**
+ * The most a cut's fields add to the content side (see AnswerShape.contentBytes): the widest cut,
+ * with a reserved cursor, escaped once. Computed once: sizing every answer's frame with a
+ * serialized 400-character cursor cost several times the rest of a small answer.
+ */
+const CUT_CONTENT_RESERVE_BYTES = escapedBytes(
+  tailOf({
+    truncated: true,
+    bounds: { reason: 'backend_cursor', item_limit: Number.MAX_SAFE_INTEGER, byte_limit: Number.MAX_SAFE_INTEGER, resumable: false },
+    next_cursor: 'x'.repeat(CURSOR_RESERVE_CHARS),
+    cursor_expires_in_seconds: Number.MAX_SAFE_INTEGER,
+  }),
+);
+
 /** The `response_too_large` answer for a page that cannot be cut to any budget. */
 export type TooLarge = (page: Page) => ReadAnswer;
 
@@ -85,17 +145,22 @@ export type TooLarge = (page: Page) => ReadAnswer;
  * to cut it further or fetch the page again should the whole batch still be over its budget.
  */
 export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
+  const shape = itemShape(entry);
   const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
-  const cut = (maxBytes: number): Serialized<BatchItem> => {
-    const bounded = boundAnswer(page, { ...budget, maxBytes }, envelope, cursors);
-    if (bounded) return { value: envelope(bounded.value), json: bounded.json };
+  const cut = (maxBytes: number): Serialized<BatchItem> & { blocksJson: string } => {
+    const bounded = boundAnswer(page, { ...budget, maxBytes }, shape, cursors);
+    if (bounded) {
+      const item = envelope(bounded.value);
+      return { value: item, json: bounded.json, blocksJson: [entryHeaderJson(item), ...bounded.blockJsons].join(',') };
+    }
     const item = envelope(tooLarge(page));
-    return { value: item, json: JSON.stringify(item) };
+    return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item) };
   };
   const first = cut(budget.maxBytes);
   return {
     item: first.value,
     json: first.json,
+    blocksJson: first.blocksJson,
     recut: cut,
     restartCursor: () => (page.from ? cursors.issue(page.from) : undefined),
   };

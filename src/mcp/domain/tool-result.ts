@@ -1,19 +1,40 @@
+import type { FindToolAnswer } from '../../batch/find-tool.service';
+import type { BatchRejectionCode } from '../../batch/domain/batch-input';
+import { resultJson, textBlock } from '../../batch/domain/model-content';
+import type { CallStatus } from '../../common/call-status';
+import type { RouterErrorCode } from '../../common/router-error';
+
 /**
- * A `tools/call` result as the router sends it: `structuredContent`, with its JSON text copy in
- * `content` for old clients (MCP spec 2025-06-18, "Structured Content"), and `isError`. Built as
- * JSON text from the structured content's JSON, serialized once by whoever produced it: the
- * structured content goes in as that text, and the copy is that text escaped as a string. The same
- * bytes as `JSON.stringify({ content: [{ type: 'text', text }], structuredContent, isError })`.
+ * Every code the router's own refusals carry (README "Errors"): a call's failure codes, a whole
+ * batch's rejections, `find_tool`'s bad arguments, and a tool the router does not publish.
  */
-export function toolResultJson(structuredJson: string, isError: boolean): string {
-  return `{"content":[{"type":"text","text":${JSON.stringify(structuredJson)}}],"structuredContent":${structuredJson},"isError":${isError}}`;
+export type RefusalCode = RouterErrorCode | BatchRejectionCode | 'invalid_arguments';
+
+/** The one shape of what the router itself refuses: `{ok: false, status, error: {code, message}}`. */
+export interface Refusal {
+  ok: false;
+  status: Exclude<CallStatus, 'ok'>;
+  error: { code: RefusalCode; message: string };
 }
 
-/** A result from a structured content object not serialized yet. */
-export function toolResult(structured: Record<string, unknown>, isError: boolean): string {
-  return toolResultJson(JSON.stringify(structured), isError);
+/** The `status` beside a refusal's code: `invalid_call` for bad input, else the code's own status. */
+export function refusal(code: BatchRejectionCode | 'invalid_arguments' | 'unknown_tool', message: string): Refusal {
+  return { ok: false, status: code === 'unknown_tool' ? 'unknown_tool' : 'invalid_call', error: { code, message } };
 }
 
-export function toolError(structured: Record<string, unknown>): string {
-  return toolResult(structured, true);
+/**
+ * A refusal as a `tools/call` result: nothing was dispatched, so `isError: true` (a client shows
+ * it to the model, as the SDK's own server does), and its one text block is the whole answer.
+ */
+export function refusalResult(value: Refusal): string {
+  return wholeAsText(JSON.stringify(value), true);
+}
+
+/** `find_tool`'s result: its answer as structured content, and as one compact JSON text block. */
+export function findToolResult(answer: FindToolAnswer): string {
+  return wholeAsText(JSON.stringify(answer), false);
+}
+
+function wholeAsText(json: string, isError: boolean): string {
+  return resultJson([JSON.stringify(textBlock(json))], json, isError);
 }

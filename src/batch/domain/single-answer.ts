@@ -1,0 +1,56 @@
+import type { RouterErrorCode } from '../../common/router-error';
+import type { ReadAnswer, Serialized } from '../batch.types';
+import type { AnswerShape, Bounded } from './bound-answer';
+import { RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
+
+/**
+ * The single call's structured answer (DESIGN §1): the batch item's fields without index and id,
+ * plus `ok`. A failure carries the router's error shape, `error: {code, message}`, where `code`
+ * names the failure more finely than `status` (a timeout and a rate-limit wait are both `error`).
+ */
+export type SingleAnswer =
+  | ({ ok: true } & ReadAnswer)
+  | ({ ok: false } & Omit<ReadAnswer, 'error'> & { error?: { code: RouterErrorCode; message: string } });
+
+/** The envelope of a successful single call, as bounding measures it. */
+function singleEnvelope(answer: ReadAnswer): SingleAnswer {
+  return { ok: answer.status === 'ok', ...answer } as SingleAnswer;
+}
+
+/**
+ * How the single call goes on the wire: its envelope in `structuredContent`; in `content`, a text
+ * block with the envelope's fields but `result` (compact JSON), then the result's blocks.
+ */
+export const SINGLE_SHAPE: AnswerShape = {
+  envelope: singleEnvelope,
+  contentBytes: (answer) => RESULT_FRAME_BYTES + utf8Bytes(JSON.stringify(headBlock(answer))),
+};
+
+function headBlock(answer: ReadAnswer) {
+  const { result: _result, ...head } = singleEnvelope(answer);
+  return textBlock(JSON.stringify(head));
+}
+
+/** A failed single call's answer: `error` as `{code, message}`. */
+export function singleFailure(answer: ReadAnswer, code: RouterErrorCode): Serialized<SingleAnswer> {
+  const { error, ...rest } = answer;
+  const value: SingleAnswer = { ok: false, ...rest, error: { code, message: error ?? '' } };
+  return { value, json: JSON.stringify(value) };
+}
+
+/**
+ * The whole `tools/call` result of a single call that has a result, from its bounded answer: the
+ * JSON of its envelope and of its blocks, as bounding measured them, reused as is.
+ */
+export function singleWire(answer: Bounded): string {
+  return resultJson([JSON.stringify(headBlock(answer.value)), ...answer.blockJsons], answer.json, false);
+}
+
+/**
+ * The whole result of a single call that produced no result: refused, or its backend failed.
+ * `isError: true` (MCP spec, "Error Handling": a tool's own failure is a result with `isError`),
+ * and the one text block is the whole answer, which says which.
+ */
+export function failureWire(answer: Serialized<SingleAnswer>): string {
+  return resultJson([JSON.stringify(textBlock(answer.json))], answer.json, true);
+}
