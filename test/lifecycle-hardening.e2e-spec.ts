@@ -30,6 +30,11 @@ async function callTool(mcpUrl: string, name: string, args: Record<string, unkno
   return body.result.structuredContent;
 }
 
+/** An answer's error text, whether the answer carries it as a string or as `{code, message}`. */
+function errorText(error: unknown): string {
+  return typeof error === 'string' ? error : String((error as { message?: unknown } | undefined)?.message);
+}
+
 describe('drain deadline', () => {
   test('at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0', { timeout: 90_000 }, async () => {
     const dir = tempDir('centralmcp-drain-');
@@ -58,13 +63,13 @@ describe('drain deadline', () => {
 
     const [batchAnswer, singleAnswer] = await Promise.all([batch, single]);
     assert.equal(singleAnswer.status, 'error');
-    assert.match(singleAnswer.error, /shutting down/);
+    assert.deepEqual(singleAnswer.error, { code: 'shutting_down', message: 'router shutting down: the call was stopped at the drain deadline' });
     assert.equal(batchAnswer.ok, false);
-    const results = batchAnswer.results as { status: string; error?: string }[];
+    const results = batchAnswer.results as { status: string; error?: unknown }[];
     assert.deepEqual(results.map((r) => r.status), ['error', 'error', 'error']);
-    assert.match(results[0].error!, /stopped at the drain deadline/);
-    assert.match(results[1].error!, /not dispatched/);
-    assert.match(results[2].error!, /not dispatched/);
+    assert.match(errorText(results[0].error), /stopped at the drain deadline/);
+    assert.match(errorText(results[1].error), /not dispatched/);
+    assert.match(errorText(results[2].error), /not dispatched/);
 
     const [code, signal] = await router.exited;
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, router.other());
