@@ -1,3 +1,4 @@
+import { characters } from './read-call';
 /** DESIGN §5: a batch holds 1 to 25 calls. */
 export const MAX_BATCH_CALLS = 25;
 export const MAX_ID_CHARS = 100;
@@ -54,7 +55,7 @@ function toEntry(raw: unknown, index: number): BatchEntry {
   const name = isObject && typeof (raw as { name?: unknown }).name === 'string' ? ((raw as { name: string }).name.slice(0, 200)) : '';
   if (!isObject || !('id' in raw)) return { index, id: fallback, call: raw, name };
   const { id, ...call } = raw as Record<string, unknown>;
-  if (typeof id !== 'string' || id.length < 1 || id.length > MAX_ID_CHARS || !PRINTABLE.test(id)) {
+  if (typeof id !== 'string' || id.length < 1 || characters(id) > MAX_ID_CHARS || !PRINTABLE.test(id)) {
     return { index, id: fallback, name, idError: `\`id\` must be a string of 1..${MAX_ID_CHARS} printable characters` };
   }
   return { index, id, call, name };

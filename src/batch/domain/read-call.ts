@@ -6,6 +6,26 @@ export interface ReadCall {
   cursor?: string;
 }
 
+/**
+ * Length in characters (Unicode code points), as JSON Schema's `minLength`/`maxLength` count it,
+ * not in UTF-16 units as `String.length` does: a bound the published schema states is the bound
+ * the check applies, for "😀" too.
+ */
+export function characters(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
+  return count;
+}
+
 export const MAX_NAME_CHARS = 200;
 export const MAX_ARGUMENT_BYTES = 20_000;
 export const MAX_ARGUMENT_DEPTH = 8;
@@ -32,16 +52,17 @@ export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = N
     return { ok: false, message: `unknown field(s); allowed: ${[...CALL_FIELDS, ...extraFields].join(', ')}` };
   }
   const { name, server, cursor } = entry;
-  if (typeof name !== 'string' || name.length < 1 || name.length > MAX_NAME_CHARS) {
+  if (typeof name !== 'string' || name.length < 1 || characters(name) > MAX_NAME_CHARS) {
     return { ok: false, message: `\`name\` must be a string of 1..${MAX_NAME_CHARS} characters` };
   }
-  if (server !== undefined && (typeof server !== 'string' || server.length < 1 || server.length > MAX_SERVER_CHARS)) {
+  if (server !== undefined && (typeof server !== 'string' || server.length < 1 || characters(server) > MAX_SERVER_CHARS)) {
     return { ok: false, message: `\`server\` must be a string of 1..${MAX_SERVER_CHARS} characters` };
   }
-  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length < 1 || cursor.length > MAX_CURSOR_CHARS)) {
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length < 1 || characters(cursor) > MAX_CURSOR_CHARS)) {
     return { ok: false, message: `\`cursor\` must be a string of 1..${MAX_CURSOR_CHARS} characters` };
   }
-  const args = entry.arguments ?? {};
+  // Absent is no arguments; `null` is refused, as the published schema (`type: object`) refuses it.
+  const args = entry.arguments === undefined ? {} : entry.arguments;
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, message: '`arguments` must be an object' };
   }
