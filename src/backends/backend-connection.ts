@@ -131,6 +131,11 @@ export class BackendConnection {
     }
   }
 
+  /** Lists the tools again (debounced with `list_changed` refreshes); nothing while not up. */
+  requestRefresh(): void {
+    if (this.status === 'up' && !this.stopped) this.refresher.request();
+  }
+
   /** Stops supervision and closes the connection; a stdio backend's process group is gone after. */
   async stop(): Promise<void> {
     this.stopped = true;

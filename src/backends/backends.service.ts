@@ -70,6 +70,14 @@ export class BackendsService implements OnApplicationBootstrap, OnApplicationShu
     return connection.callTool(tool, args);
   }
 
+  /**
+   * Lists every connected backend's tools again, as a `list_changed` would: a backend may change a
+   * definition without notifying (issue 14), and only a fresh list shows it.
+   */
+  relistAll(): void {
+    for (const connection of this.connections.values()) connection.requestRefresh();
+  }
+
   /** Every configured backend's connection state, in configuration order. */
   states(): BackendState[] {
     return [...this.connections.values()].map((connection) => connection.state());
