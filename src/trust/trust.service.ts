@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { unwatchFile, watchFile } from 'node:fs';
 import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
@@ -9,7 +9,9 @@ import { MetricsService } from '../metrics/metrics.service';
 import { RegistryService } from '../registry/registry.service';
 import type { CatalogTool } from '../registry/registry.types';
 import { definitionOf, pinOf } from './domain/pin';
-import { EMPTY_PINS, parsePins, serializePins, type PinsDocument } from './domain/pins-file';
+import { newPins } from './domain/approval';
+import { EMPTY_PINS, type PinsDocument } from './domain/pins-file';
+import { readPinsFile, writePinsFile } from './pins-file.store';
 import { reviewCatalog, type TrustEvent, type Verdict } from './domain/review';
 
 /** What the model is told about a tool that failed its pin, by verdict. */
@@ -17,6 +19,9 @@ const QUARANTINE_REASONS: Record<Exclude<Verdict, 'pinned'>, string> = {
   unpinned: 'quarantined: this tool has no approved pin (trust pins); an operator must approve its definition before it can be called',
   changed: 'quarantined: this tool\'s definition changed since it was approved (trust pins); an operator must approve the new definition before it can be called',
 };
+/** How often the pins file is checked for changes made outside the router (the CLI, a person). */
+const WATCH_INTERVAL_MS = 1000;
+
 /** The mark `find_tool` shows in `warn` mode. */
 const WARNINGS: Record<Exclude<Verdict, 'pinned'>, string> = {
   unpinned: 'not approved: this tool has no approved pin',
@@ -34,23 +39,38 @@ const WARNINGS: Record<Exclude<Verdict, 'pinned'>, string> = {
 export class TrustService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(TrustService.name);
   private doc: PinsDocument = EMPTY_PINS;
+  /** The file's text as last read or written: a different text on disk is a change made outside. */
+  private lastText = '';
+  private watching = false;
   private readonly verdicts = new Map<string, Map<string, Verdict>>();
   private relistTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(TRUST_CONFIG) private readonly config: TrustConfig,
-    registry: RegistryService,
+    private readonly registry: RegistryService,
     private readonly backends: BackendsService,
     private readonly metrics: MetricsService,
     private readonly audit: AuditService,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     if (config.mode === 'off' || config.pinsFile === undefined) return;
-    this.doc = loadPins(config.pinsFile);
+    // A pins file that cannot be read or parsed stops the boot: enforcing nothing would be silent.
+    const read = readPinsFile(config.pinsFile);
+    this.doc = read.doc;
+    this.lastText = read.text;
     registry.onCatalogReplaced((backend, tools) => this.review(backend, tools));
   }
 
   onApplicationBootstrap(): void {
+    const file = this.config.pinsFile;
+    if (this.config.mode !== 'off' && file !== undefined) {
+      // Approvals (the CLI, an edit) apply without a restart. Polling, not fs.watch: the file is
+      // replaced by rename, and polling sees that the same way on every platform and volume.
+      watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, () => {
+        if (this.syncFromDisk()) this.reviewAll();
+      });
+      this.watching = true;
+    }
     if (this.config.relistSeconds <= 0) return;
     // Started at boot, outside any request, so the re-lists never run in a caller's context.
     this.relistTimer = setInterval(() => this.backends.relistAll(), this.config.relistSeconds * 1000);
@@ -59,6 +79,7 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
 
   onApplicationShutdown(): void {
     if (this.relistTimer) clearInterval(this.relistTimer);
+    if (this.watching && this.config.pinsFile !== undefined) unwatchFile(this.config.pinsFile);
   }
 
   /** In `enforce` mode, why a call to `tool` is refused; undefined when it may go on. */
@@ -81,7 +102,37 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
     return this.verdicts.get(tool.backend)?.get(tool.name) ?? 'unpinned';
   }
 
-  private review(backend: string, tools: readonly CatalogTool[]): void {
+  /**
+   * Takes up the file's content when it changed since the router last read or wrote it: approvals
+   * made outside are audited by whoever they name. A file that does not parse is logged and left
+   * aside (the pins in force stay). True when the document changed.
+   */
+  private syncFromDisk(): boolean {
+    let read;
+    try {
+      read = readPinsFile(this.config.pinsFile!);
+    } catch (err) {
+      this.logger.error({ msg: 'pins file not applied', error: (err as Error).message });
+      return false;
+    }
+    if (read.text === this.lastText) return false;
+    this.lastText = read.text;
+    for (const pin of newPins(this.doc, read.doc)) {
+      this.logger.log({ msg: 'tool approved', backend: pin.backend, tool: pin.tool, by: pin.approvedBy });
+      this.audit.recordTrust({ action: 'approve', backend: pin.backend, tool: pin.tool, sha256: pin.sha256, reason: pin.approvedBy, mode: this.config.mode });
+    }
+    this.doc = read.doc;
+    return true;
+  }
+
+  /** Judges every backend's current catalog again (after the pins changed). */
+  private reviewAll(): void {
+    for (const backend of [...this.verdicts.keys()]) this.review(backend, this.registry.toolsOf(backend), false);
+  }
+
+  private review(backend: string, tools: readonly CatalogTool[], sync = true): void {
+    // Read what may have been approved since, so this review neither misses nor overwrites it.
+    if (sync) this.syncFromDisk();
     const seen = tools.map((tool) => {
       const definition = definitionOf(tool);
       return { tool: tool.name, sha256: pinOf(definition), definition };
@@ -126,35 +177,15 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Writes the pins file atomically (a temporary file renamed over it), so a reader (a person, a
-   * CLI, another replica) never sees half a file. Synchronous: it happens only when a catalog
-   * brings something new, and keeps the file in step with the verdicts in force.
+   * Writes the pins file (atomically). Synchronous: it happens only when a catalog brings something
+   * new, and keeps the file in step with the verdicts in force.
    */
   private save(): void {
-    const file = this.config.pinsFile!;
-    const temporary = `${file}.${process.pid}.tmp`;
     try {
-      writeFileSync(temporary, serializePins(this.doc), { mode: 0o644 });
-      renameSync(temporary, file);
+      this.lastText = writePinsFile(this.config.pinsFile!, this.doc);
     } catch (err) {
       // The verdicts stand (they are in memory); only the record for review is missing.
-      this.logger.error({ msg: 'pins file not written', file, error: (err as NodeJS.ErrnoException).code ?? String(err) });
+      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: (err as NodeJS.ErrnoException).code ?? String(err) });
     }
-  }
-}
-
-/** The pins file as it is at boot; a missing file is an empty one (it is created on first review). */
-function loadPins(file: string): PinsDocument {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_PINS;
-    throw new Error(`trust.pinsFile: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    return parsePins(text);
-  } catch (err) {
-    throw new Error(`trust.pinsFile ${file}: ${(err as Error).message}`);
   }
 }
