@@ -9,12 +9,14 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { createApp } from '../src/app.factory';
+import { BackendsService } from '../src/backends/backends.service';
 import { loadConfigFromEnvironment } from '../src/config/config.module';
 
 async function main(): Promise<void> {
   const config = loadConfigFromEnvironment();
   const app = await createApp(config);
   await app.listen(config.http.port, config.http.host);
+  await app.get(BackendsService).start();
   const gc = (globalThis as { gc?: () => void }).gc;
   const session = new Session();
   const post = (method: string, params?: object) =>

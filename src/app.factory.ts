@@ -1,21 +1,23 @@
-import type { LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import type { LogLevel, RouterConfig } from './config/config.types';
-import { CorrelatedLogger } from './lifecycle/correlated-logger';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './config/domain/env-settings';
+import { registerAdmission } from './mcp/admission.hook';
+import { ClientGoneFilter } from './mcp/client-gone.filter';
+import { BODIES_IN_FLIGHT, BodyBudget } from './mcp/domain/body-budget';
+import { McpService } from './mcp/mcp.service';
+import type { RouterConfig } from './config/config.types';
+import { JsonLogger } from './lifecycle/json-logger';
 import { registerDrainHook } from './lifecycle/drain.hook';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { registerRequestContext } from './lifecycle/request-context.hook';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
 
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
-
-/** Nest's names for the levels at and above `level` (Nest calls `info` "log"). */
-export function nestLevels(level: LogLevel): NestLogLevel[] {
-  return LEVELS.slice(0, LEVELS.indexOf(level) + 1).map((l) => (l === 'info' ? 'log' : l));
-}
+/** The headers of a request must arrive within this (or the request timeout, if shorter). */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node looks for requests past their timeouts (its default, 30 s, would stretch a 1 s bound to 31 s). */
+const CONNECTIONS_CHECK_MS = 500;
 
 /**
  * Builds the router application: Fastify (about 3x Express's requests/s here), JSON logs with a
@@ -27,15 +29,26 @@ export function nestLevels(level: LogLevel): NestLogLevel[] {
  * race the drain.
  */
 export async function createApp(config: RouterConfig): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes });
+  const requestTimeout = config.http.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    // Node's defaults as Fastify sets them never time out a slow body (requestTimeout 0): bound the
+    // time to receive headers and body, and check it often enough that the bound is what it says.
+    requestTimeout,
+    http: { headersTimeout: Math.min(requestTimeout, HEADERS_TIMEOUT_MS), connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+  });
   adapter.getInstance().removeContentTypeParser(['application/json']);
   adapter.getInstance().addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  const logger = new CorrelatedLogger({ json: true, logLevels: nestLevels(config.logLevel), colors: false });
+  const logger = new JsonLogger(config.logLevel);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { logger, bodyParser: false });
   // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
   // controller. Added before listen(), so they apply to every route.
+  app.useGlobalFilters(new ClientGoneFilter(app.getHttpAdapter()));
   registerRequestContext(adapter.getInstance());
   registerHttpMetrics(adapter.getInstance(), app.get(MetricsService));
   registerDrainHook(adapter.getInstance(), app.get(LifecycleService));
+  // After the drain hook: a draining router refuses before it authenticates anyone.
+  const budget = new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes);
+  registerAdmission(adapter.getInstance(), app.get(McpService), config.http.bodyLimitBytes, budget);
   return app;
 }

@@ -438,6 +438,26 @@ describe('faults: annotations flipped by the backend', () => {
     assert.equal(purges(), 1);
   });
 
+  test('a call after an announced change is decided on the announced tools, also inside one batch', async () => {
+    const before = purges();
+    const batch = (readOnly: boolean) =>
+      client.call('invoke_read_tool_batch', {
+        calls: [
+          { name: 'fixture_set_annotations', server: 'flip', arguments: { readOnly } },
+          { name: 'purge_cache', server: 'flip' },
+        ],
+      });
+    // Now read-only: the second entry waits for the refresh the first one announced, and runs.
+    const allowed = (await batch(true)).results as { status: string; error?: string }[];
+    assert.equal(allowed[0].status, 'ok');
+    assert.equal(allowed[1].status, 'ok', allowed[1].error);
+    assert.equal(purges(), before + 1);
+    // Destructive again: the second entry must not reach the backend in the window before the refresh.
+    const blocked = (await batch(false)).results as { status: string }[];
+    assert.equal(blocked[1].status, 'blocked');
+    assert.equal(purges(), before + 1, 'the destructive tool never reached the backend');
+  });
+
   test('the log names the tool whose annotations changed, before and after', () => {
     const named = logged.filter((l) => l.includes('purge_cache') && l.includes('readOnlyHint'));
     assert.ok(named.length >= 2, `no log line names purge_cache's annotation change:\n${logged.filter((l) => l.includes('catalog')).join('')}`);

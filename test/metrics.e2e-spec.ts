@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,6 +36,20 @@ describe('GET /metrics on a running router', () => {
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4; charset=utf-8$/);
     const malformed = text.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !SAMPLE.test(l));
     assert.deepEqual(malformed, []);
+  });
+
+  test('the whole exposition, process metrics included, passes `promtool check metrics`', async (t) => {
+    const promtool = spawnSync('promtool', ['--version']);
+    if (promtool.error) {
+      // CI installs it (.ci/run sets CENTRALMCP_REQUIRE_PROMTOOL=1); a developer machine may not have it.
+      if (process.env.CENTRALMCP_REQUIRE_PROMTOOL === '1') assert.fail('promtool is not installed');
+      t.skip('promtool is not installed (Debian: apt-get install prometheus)');
+      return;
+    }
+    const { text } = await scrape();
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+    assert.match(text, /^centralmcp_router_nodejs_active_handles\{type="\w+"\} \d+$/m);
   });
 
   test('reads backend state and catalog size live', async () => {

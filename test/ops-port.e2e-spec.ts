@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../src/app.factory';
+import { BackendsService } from '../src/backends/backends.service';
 import { moveOpsPathsOffMainPort } from '../src/ops-port';
 import { freePort } from './support/backend-servers';
 import { filesBackend, tempDir, testConfig } from './support/router';
@@ -18,6 +19,7 @@ describe('health and metrics on their own port (CENTRALMCP_ROUTER_METRICS_PORT)'
     const mover = moveOpsPathsOffMainPort(app);
     await app.listen(0, '127.0.0.1');
     const server: Server = await mover.listen(opsPort, '127.0.0.1');
+    await app.get(BackendsService).start();
     main = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
     ops = `http://127.0.0.1:${opsPort}`;
     close = async () => {

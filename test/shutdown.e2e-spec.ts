@@ -15,6 +15,7 @@ interface LogLine {
   message: unknown;
   context?: string;
   requestId?: string;
+  [field: string]: unknown;
 }
 
 /** The router's direct children: its stdio backends, each the leader of its own process group. */
@@ -27,7 +28,7 @@ function childrenOf(pid: number): number[] {
   );
 }
 
-const msgOf = (line: LogLine) => (typeof line.message === 'object' && line.message !== null ? (line.message as { msg?: string }).msg : line.message);
+const msgOf = (line: LogLine) => line.message;
 
 let router: ChildProcess | undefined;
 let backendGroups: number[] = [];
@@ -87,8 +88,10 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
   await waitFor(() => logs.some((l) => msgOf(l) === 'router listening') || router!.exitCode !== null, 30_000, 'router listening');
   const listening = logs.find((l) => msgOf(l) === 'router listening');
   assert.ok(listening, `router did not start: ${stderr}`);
-  const mcpUrl = (listening.message as { url: string }).url;
+  const mcpUrl = listening.url as string;
   const base = mcpUrl.replace(/\/mcp$/, '');
+  // Backends connect once the router listens; readiness says when they are up.
+  await waitFor(() => logs.some((l) => msgOf(l) === 'backends started'), 30_000, 'backends started');
   assert.equal((await fetch(`${base}/health/ready`)).status, 200);
 
   backendGroups = childrenOf(router.pid!);

@@ -5,7 +5,7 @@ import { AUTH_CONFIG } from '../config/config.tokens';
 import type { AuthConfig } from '../config/config.types';
 import type { AuthFailureReason, AuthRequest, AuthResult } from './auth.types';
 import { apiKeyEntry, matchApiKey, type ApiKeyEntry } from './domain/api-keys';
-import { groupsFromClaim, presentedCredential, protectedResourceMetadata, refusal, resourceMetadataUrl, type ProtectedResourceMetadata } from './domain/bearer';
+import { authorizationOf, groupsFromClaim, presentedCredential, protectedResourceMetadata, refusal, resourceMetadataUrl, type ProtectedResourceMetadata } from './domain/bearer';
 import { JwtVerifier } from './jwt-verifier';
 
 /** Longest `sub` taken as a principal id (OIDC caps it at 255 ASCII characters). */
@@ -40,7 +40,8 @@ export class AuthService implements OnModuleInit {
 
   /** The caller of one request, or the refusal to send back (status, WWW-Authenticate, message). */
   async authenticate(req: AuthRequest): Promise<AuthResult> {
-    const presented = presentedCredential(req.headers.authorization, req.url);
+    const authorization = req.rawHeaders ? authorizationOf(req.rawHeaders) : req.headers.authorization;
+    const presented = presentedCredential(authorization, req.url);
     if (presented.kind === 'refused') return this.refuse(presented.reason);
     switch (this.config.mode) {
       case 'none':

@@ -3,6 +3,12 @@ import type { Principal } from '../common/principal';
 /** What authentication reads of an HTTP request: its headers and its raw URL (with the query). */
 export interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
+  /**
+   * The header lines as received (Node's `rawHeaders`: name, value, name, value …). Node's parsed
+   * `headers` keep only the first `Authorization`, so a repeated one is seen only here; when given,
+   * the credential is read from these.
+   */
+  rawHeaders?: readonly string[];
   url: string;
 }
 

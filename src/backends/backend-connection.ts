@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
+import { outsideRequest } from '../common/request-context';
 import { RouterError } from '../common/router-error';
 import type { BackendConfig } from '../config/config.types';
 import type { RegistryService } from '../registry/registry.service';
@@ -57,6 +58,8 @@ export class BackendConnection {
   private restarts = 0;
   private toolCount = 0;
   private lastError: string | undefined;
+  /** The last connect failure logged at warn: the same one again goes to debug, so it is said once. */
+  private lastWarnedFailure: string | undefined;
   private session: Session | undefined;
   private upSinceMs = 0;
   private supervision = INITIAL_SUPERVISION;
@@ -64,6 +67,11 @@ export class BackendConnection {
   private attemptInFlight: Promise<void> | undefined;
   private probing = false;
   private stopped = false;
+  /** `tools/list_changed` notifications received, and how many of them the published catalog reflects. */
+  private announced = 0;
+  private reflected = 0;
+  /** Calls waiting for the catalog to reflect an announcement; each checks whether it may go on. */
+  private readonly settleWaiters = new Set<() => void>();
 
   constructor(
     readonly config: BackendConfig,
@@ -92,6 +100,8 @@ export class BackendConnection {
 
   /** The first connection attempt; resolves when it is up or has failed (then supervision retries). */
   start(): Promise<void> {
+    // A router stopped while still booting must not spawn anything more.
+    if (this.stopped) return Promise.resolve();
     return this.connect();
   }
 
@@ -121,9 +131,11 @@ export class BackendConnection {
       if (!relayed) throw backendFailure.malformed(this.name);
       return relayed;
     } catch (err) {
-      if (err instanceof HttpConnectionLostError) this.onLost(session, err.message);
+      // The loss is the backend's, not this call's: what it sets off (the log, the probe, the
+      // reconnect) runs outside the call's request context.
+      if (err instanceof HttpConnectionLostError) outsideRequest(() => this.onLost(session, err.message));
       // A socket that broke mid-answer: a crashed backend and one dropped connection look the same.
-      else if (err instanceof HttpSocketError) void this.probe(session);
+      else if (err instanceof HttpSocketError) outsideRequest(() => void this.probe(session));
       const error = toRouterError(err, this.name, this.config.timeoutMs);
       // The backend's own text may echo arguments: debug only.
       this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: describeFailure(err) });
@@ -136,6 +148,31 @@ export class BackendConnection {
     if (this.status === 'up' && !this.stopped) this.refresher.request();
   }
 
+  /**
+   * Undefined when the catalog reflects every `tools/list_changed` received so far (the hot path:
+   * no promise, no tick). Otherwise a promise that resolves true once the refresh that follows has
+   * been published (or the backend is no longer up: its calls fail at once then), or false when
+   * that takes longer than the backend's call timeout. Issue 12: a call must not be decided on
+   * the tools as they were before the backend announced a change.
+   */
+  toolsSettled(): Promise<boolean> | undefined {
+    if (this.reflected >= this.announced || this.status !== 'up') return undefined;
+    const target = this.announced;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.reflected < target && this.status === 'up' && !this.stopped) return;
+        clearTimeout(timer);
+        this.settleWaiters.delete(check);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.settleWaiters.delete(check);
+        resolve(false);
+      }, this.config.timeoutMs);
+      this.settleWaiters.add(check);
+    });
+  }
+
   /** Stops supervision and closes the connection; a stdio backend's process group is gone after. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -143,6 +180,7 @@ export class BackendConnection {
     this.retryTimer = undefined;
     this.refresher.stop();
     this.status = 'down';
+    this.wakeSettleWaiters();
     if (this.session) await this.closeSession(this.session, true);
     await this.attemptInFlight;
   }
@@ -178,20 +216,26 @@ export class BackendConnection {
         const calls = new HttpCallClient({ backend: this.name, url: new URL(this.config.url), headers: this.config.headers, maxResponseBytes: DEFAULT_MAX_LINE_BYTES });
         session.calls = { client: calls, transport };
       }
+      const through = this.announced;
       const tools = await listAllTools(client, remaining);
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
-      this.publish(tools);
+      this.publish(tools, through);
       this.status = 'up';
       this.upSinceMs = this.deps.now();
       this.lastError = undefined;
+      this.lastWarnedFailure = undefined;
       this.logger.log({ msg: 'backend up', backend: this.name, transport: this.config.transport, tools: this.toolCount, restarts: this.restarts });
       if (session.listChangedEarly) this.refresher.request();
     } catch (err) {
       if (this.stopped || this.session !== session) return;
       this.status = 'down';
       this.lastError = this.failureText(session, err);
-      this.logger.warn({ msg: 'backend connect failed', backend: this.name, error: this.lastError });
+      const repeated = this.lastError === this.lastWarnedFailure;
+      this.lastWarnedFailure = this.lastError;
+      const line = { msg: repeated ? 'backend connect failed again' : 'backend connect failed', backend: this.name, error: this.lastError };
+      if (repeated) this.logger.debug(line);
+      else this.logger.warn(line);
       await this.closeSession(session, false);
       this.scheduleRetry({ kind: 'failed' });
     }
@@ -240,6 +284,7 @@ export class BackendConnection {
     if (this.session !== session || this.status !== 'up' || this.stopped) return;
     this.status = 'down';
     this.lastError = reason;
+    this.wakeSettleWaiters();
     this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
     // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).
     void this.closeSession(session, false);
@@ -249,6 +294,7 @@ export class BackendConnection {
 
   private onToolListChanged(session: Session): void {
     if (this.session !== session) return;
+    this.announced++;
     if (this.status === 'up') this.refresher.request();
     else session.listChangedEarly = true;
   }
@@ -260,37 +306,50 @@ export class BackendConnection {
     const log = { backend: this.name, retryInMs: plan.delayMs, attempt: plan.state.attempt };
     if (plan.crashLooping) this.logger.warn({ msg: 'backend crash-looping', ...log });
     else this.logger.log({ msg: 'backend reconnect scheduled', ...log });
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.restarts++;
-      void this.connect();
-    }, plan.delayMs);
+    // A loss seen by a call schedules this inside that call's context: the retry is not the call's.
+    this.retryTimer = outsideRequest(() =>
+      setTimeout(() => {
+        this.retryTimer = undefined;
+        this.restarts++;
+        void this.connect();
+      }, plan.delayMs),
+    );
   }
 
   private async refreshCatalog(): Promise<void> {
     const session = this.session;
     if (!session || this.status !== 'up') return;
+    const through = this.announced;
     try {
       const tools = await listAllTools(session.client, () => this.config.timeoutMs);
       if (this.session !== session || this.stopped) return;
-      this.publish(tools);
+      this.publish(tools, through);
     } catch (err) {
       if (this.session !== session || this.stopped) return;
       this.logger.warn({ msg: 'tools refresh failed', backend: this.name, error: describeFailure(err) });
+      // Calls wait for the announced change (up to their timeout): try again, spaced by the runner.
+      this.refresher.request();
     }
   }
 
-  private publish(tools: readonly Tool[]): void {
+  /** Publishes a listing that began when `through` announcements had been received. */
+  private publish(tools: readonly Tool[], through: number): void {
     const catalog = toCatalogTools(this.name, tools, (reason) =>
       this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }),
     );
     this.deps.registry.replaceTools(this.name, catalog);
     this.toolCount = catalog.length;
+    this.reflected = Math.max(this.reflected, through);
+    this.wakeSettleWaiters();
+  }
+
+  private wakeSettleWaiters(): void {
+    for (const check of [...this.settleWaiters]) check();
   }
 
   private failureText(session: Session, err: unknown): string {
     // "Connection closed" says nothing; the child's exit status and last stderr line do.
-    if (session.transport instanceof StdioProcessTransport && session.closed) return session.transport.describeExit();
+    if (session.transport instanceof StdioProcessTransport && (session.closed || session.transport.spawnFailed)) return session.transport.describeExit();
     return describeFailure(err);
   }
 

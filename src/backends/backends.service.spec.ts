@@ -81,6 +81,7 @@ describe('BackendsService against real MCP servers', () => {
     }).compile();
     await moduleRef.init();
     backends = moduleRef.get(BackendsService);
+    await backends.start();
     registry = moduleRef.get(RegistryService);
   });
 

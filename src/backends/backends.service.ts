@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CLOCK, type Clock, systemClock } from '../common/clock';
 import { RouterError } from '../common/router-error';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
@@ -16,10 +16,11 @@ const REFRESH_DEBOUNCE_MS = 200;
  * each pushing its tool catalog into the registry. The only place that talks to backends.
  */
 @Injectable()
-export class BackendsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class BackendsService implements OnApplicationShutdown {
   private readonly logger = new Logger(BackendsService.name);
   private readonly connections: ReadonlyMap<string, BackendConnection>;
-  /** Bound once so it can be removed again; see onApplicationBootstrap. */
+  private started: Promise<void> | undefined;
+  /** Bound once so it can be removed again; see start. */
   private readonly killAllNow = () => {
     for (const connection of this.connections.values()) connection.killNow();
   };
@@ -35,11 +36,17 @@ export class BackendsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Connects every backend in parallel and waits for each one's first attempt (bounded by its
-   * timeoutMs), so the catalog is loaded when the app starts serving. A backend that fails it does
-   * not hold boot up: it is `down` and supervision keeps retrying.
+   * Connects every backend in parallel; resolves once each one's first attempt (bounded by its
+   * timeoutMs) is over. Called once the router listens, and not awaited there (issue 12): liveness
+   * never waits for a backend, and readiness says when every required one is up. A backend whose
+   * first attempt fails is `down` and supervision keeps retrying. Idempotent.
    */
-  async onApplicationBootstrap(): Promise<void> {
+  start(): Promise<void> {
+    this.started ??= this.startAll();
+    return this.started;
+  }
+
+  private async startAll(): Promise<void> {
     // Stdio children lead their own process groups, so a router that dies without shutdown hooks
     // would not take them along through its terminal's signals; kill them on the way out.
     process.once('exit', this.killAllNow);
@@ -76,6 +83,14 @@ export class BackendsService implements OnApplicationBootstrap, OnApplicationShu
    */
   relistAll(): void {
     for (const connection of this.connections.values()) connection.requestRefresh();
+  }
+
+  /**
+   * Undefined when `backend`'s catalog reflects every `tools/list_changed` it announced; else a
+   * promise that resolves true once it does, false past the backend's call timeout.
+   */
+  toolsSettled(backend: string): Promise<boolean> | undefined {
+    return this.connections.get(backend)?.toolsSettled();
   }
 
   /** Every configured backend's connection state, in configuration order. */

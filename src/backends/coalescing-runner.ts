@@ -1,3 +1,5 @@
+import { outsideRequest } from '../common/request-context';
+
 export interface CoalescingOptions {
   /** The delay before a run is at least this many times the last run's duration. */
   spacingFactor: number;
@@ -44,7 +46,8 @@ export class CoalescingRunner {
       return;
     }
     // Not reset by later requests: a steady storm must not postpone the refresh forever.
-    this.timer ??= setTimeout(() => void this.run(), this.nextDelayMs);
+    // Outside the context of whatever asked (a call's, when a notification arrives mid-call).
+    this.timer ??= outsideRequest(() => setTimeout(() => void this.run(), this.nextDelayMs));
   }
 
   stop(): void {

@@ -69,6 +69,8 @@ export class StdioProcessTransport implements Transport {
   /** Resolves once the child has exited and the close was reported. */
   readonly finishedPromise = new Promise<void>((resolve) => (this.resolveFinished = resolve));
   private lastStderr: string | undefined;
+  /** Why the child never ran (ENOENT: no such command, EACCES: not executable). */
+  private spawnError: NodeJS.ErrnoException | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -80,8 +82,14 @@ export class StdioProcessTransport implements Transport {
     return this.child?.pid;
   }
 
+  /** True when the command could not be started at all. */
+  get spawnFailed(): boolean {
+    return this.spawnError !== undefined;
+  }
+
   /** How the child ended and the last thing it said on stderr, for logs and health detail. */
   describeExit(): string {
+    if (this.spawnError) return `cannot run command ${JSON.stringify(this.options.command)}: ${spawnErrorText(this.spawnError)}`;
     const how = !this.exit
       ? 'process is gone'
       : this.exit.signal
@@ -109,6 +117,7 @@ export class StdioProcessTransport implements Transport {
           this.onerror?.(err);
           return;
         }
+        this.spawnError = err;
         this.finish(); // never ran (ENOENT, EACCES): nothing to wait for
         reject(err);
       });
@@ -285,4 +294,16 @@ export class StdioProcessTransport implements Transport {
 
 function clip(text: string, max = LOGGED_LINE_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** The OS error of a failed spawn in an operator's words, with its code to search for. */
+function spawnErrorText(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return 'ENOENT (no such file, or not on PATH)';
+    case 'EACCES':
+      return 'EACCES (permission denied: not executable)';
+    default:
+      return err.code ?? err.message;
+  }
 }

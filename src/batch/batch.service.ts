@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessService } from '../access/access.service';
 import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
@@ -12,6 +12,7 @@ import { CursorService, type CursorBinding } from '../cursor/cursor.service';
 import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { GateService } from '../gate/gate.service';
+import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
@@ -20,11 +21,14 @@ import type { ReadAnswer } from './batch.types';
 import { boundAnswer, draftItem, type Bounded, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
 import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
+import { LogThrottle } from './domain/log-throttle';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 import { failureWire, SINGLE_SHAPE, singleFailure, singleWire } from './domain/single-answer';
 
 /** DESIGN §5: an error message is at most 500 characters. */
 export const MAX_ERROR_CHARS = 500;
+/** A failing backend writes at most one warn line per failure code in this window. */
+const FAILURE_LOG_WINDOW_MS = 10_000;
 /** A page of a call's result, with what its cursors are bound to. */
 interface Page extends PageToBound {
   binding: CursorBinding;
@@ -70,6 +74,8 @@ export interface BatchRejection {
 export class BatchService {
   /** Configured backend names: the only `backend` values metrics and audit take from an answer. */
   private readonly backendNames: ReadonlySet<string>;
+  private readonly logger = new Logger(BatchService.name);
+  private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
 
   constructor(
     private readonly registry: RegistryService,
@@ -81,6 +87,7 @@ export class BatchService {
     private readonly access: AccessService,
     private readonly audit: AuditService,
     private readonly trust: TrustService,
+    private readonly lifecycle: LifecycleService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
   ) {
@@ -126,7 +133,9 @@ export class BatchService {
       const dispatched: Dispatched =
         entry.idError !== undefined
           ? { answer: failure(entry.name, null, new RouterError('invalid_call', entry.idError)), code: 'invalid_call', argsDigest: null }
-          : await this.dispatch(entry.call, principal);
+          : this.lifecycle.stopSignal.aborted
+            ? { answer: failure(entry.name, null, notDispatched()), code: 'shutting_down', argsDigest: null }
+            : await this.dispatch(entry.call, principal);
       drafts.push(
         dispatched.page
           ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page), tooLarge)
@@ -151,7 +160,15 @@ export class BatchService {
     const digest = argumentsDigest(args);
     const answer = (tool: string, server: string | null, err: RouterError): Dispatched => ({ answer: failure(tool, server, err), code: err.code, argsDigest: digest });
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
-    const resolution = this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
+    const resolve = () => this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
+    let resolution = resolve();
+    // A backend that announced a change of its tools is decided on the tools it announced (issue 12).
+    const settling = resolution.kind === 'found' ? this.backends.toolsSettled(resolution.tool.backend) : undefined;
+    if (settling && resolution.kind === 'found') {
+      const { name, backend } = resolution.tool;
+      if (!(await settling)) return answer(name, backend, new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time'));
+      resolution = resolve();
+    }
     if (resolution.kind === 'unknown') {
       return answer(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
     }
@@ -181,7 +198,7 @@ export class BatchService {
       }
       from = checkedCursor.position;
     }
-    const outcome = await this.callBackend(tool.backend, tool.name, args, principal.id);
+    const outcome = await this.unlessStopped(() => this.callBackend(tool.backend, tool.name, args, principal.id));
     if (outcome instanceof RouterError) return answer(tool.name, tool.backend, outcome);
     return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding }, argsDigest: digest };
   }
@@ -201,14 +218,58 @@ export class BatchService {
     for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
     const started = performance.now();
     let outcome: ToolResultLike | RouterError;
+    /** Why the call failed, in the router's words (a tool error's own text may echo the arguments). */
+    let why = '';
     try {
       const result = await this.backends.callTool(backend, tool, args);
       outcome = result.isError === true ? new RouterError('backend_failed', backendErrorText(result)) : result;
+      why = 'the tool answered isError: true';
     } catch (err) {
       outcome = asRouterError(err);
+      why = outcome.message;
     }
-    this.metrics.observeBackendCall(backend, outcome instanceof RouterError ? 'error' : 'ok', (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.observeBackendCall(backend, outcome instanceof RouterError ? 'error' : 'ok', seconds);
+    if (outcome instanceof RouterError) this.logFailure(backend, tool, outcome.code, why, seconds);
     return outcome;
+  }
+
+  /**
+   * A failed backend call at `warn` (issue 12): the audit line says only `error`, an operator needs
+   * the why. Throttled per backend and failure code; never argument values.
+   */
+  private logFailure(backend: string, tool: string, code: RouterErrorCode, why: string, seconds: number): void {
+    const verdict = this.failureLogs.check(`${backend}\u0000${code}`, performance.now());
+    if (!verdict.write) return;
+    this.logger.warn({
+      msg: 'backend call failed',
+      backend,
+      tool,
+      code,
+      error: why,
+      durationMs: Math.round(seconds * 1000),
+      ...(verdict.suppressed > 0 ? { suppressedSinceLast: verdict.suppressed } : {}),
+    });
+  }
+
+  /**
+   * The call's outcome, or `shutting_down` as soon as the drain deadline passes (issue 12): the
+   * caller gets its answer now, and the backend call left behind ends when the backends close.
+   */
+  private async unlessStopped(call: () => Promise<ToolResultLike | RouterError>): Promise<ToolResultLike | RouterError> {
+    const signal = this.lifecycle.stopSignal;
+    // Checked before the call starts: a stopped router takes no token and reaches no backend.
+    if (signal.aborted) return notDispatched();
+    let onStop: () => void = () => undefined;
+    const stopped = new Promise<RouterError>((resolve) => {
+      onStop = () => resolve(new RouterError('shutting_down', 'router shutting down: the call was stopped at the drain deadline'));
+      signal.addEventListener('abort', onStop, { once: true });
+    });
+    try {
+      return await Promise.race([call(), stopped]);
+    } finally {
+      signal.removeEventListener('abort', onStop);
+    }
   }
 
   /** Cuts a page to the single call's budget, issuing cursors bound to the page's call. */
@@ -252,6 +313,10 @@ export class BatchService {
 /** The metric label of a rate-limit bucket: `global`, `principal`, or the backend's own name. */
 function bucketLabel(bucket: RateLimitBucket, backend: string): string {
   return bucket === 'backend' ? backend : bucket;
+}
+
+function notDispatched(): RouterError {
+  return new RouterError('shutting_down', 'router shutting down: the call was not dispatched');
 }
 
 function tooLarge(page: PageToBound): ReadAnswer {

@@ -18,6 +18,15 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
+/**
+ * Runs `fn` outside any request's context: timers and connections it starts (a reconnect, a
+ * refresh) serve the process, not the call that happened to trigger them, and must not log that
+ * call's `requestId` seconds later.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return requestContext.exit(fn);
+}
+
 /** The correlation id of the request being served, if any. */
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;

@@ -13,7 +13,8 @@ export type RouterErrorCode =
   | 'backend_timeout'
   | 'backend_failed'
   | 'response_too_large'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'shutting_down';
 
 /** A local failure with a closed code. Messages never contain argument values. */
 export class RouterError extends Error {
@@ -39,6 +40,7 @@ export function statusOf(code: RouterErrorCode): Exclude<CallStatus, 'ok'> {
     case 'backend_failed':
     case 'response_too_large':
     case 'rate_limited':
+    case 'shutting_down':
       return 'error';
   }
 }

@@ -105,6 +105,28 @@ test('an unreadable or unparsable file is a config error', () => {
   assert.match(problemsOf(() => load('backends: {}'))[0], /at least one backend/);
 });
 
+test('one message per real problem: the transport is checked first, a bad value gets one line, a missing field says so', () => {
+  const backend = (lines: string) => `backends:\n  files:\n${lines}`;
+  assert.deepEqual(problemsOf(() => load(backend('    transport: stdoi\n    command: node\n'))), [
+    'backends.files.transport: must be one of stdio, http, sse (got "stdoi")',
+  ]);
+  assert.deepEqual(problemsOf(() => load(backend('    transport: stdio\n    command: node\n    timeoutMs: "abc"\n'))), [
+    'backends.files.timeoutMs: timeoutMs must be an integer number',
+  ]);
+  assert.deepEqual(problemsOf(() => load(backend('    transport: stdio\n    timeoutMs: 50\n'))), [
+    'backends.files.command: is required',
+    'backends.files.timeoutMs: timeoutMs must not be less than 100',
+  ]);
+  assert.deepEqual(problemsOf(() => load(backend('    transport: http\n'))), ['backends.files.url: is required']);
+});
+
+test('a YAML syntax error comes with its excerpt', () => {
+  const problems = problemsOf(() => load('backends:\n  files:\n    transport: stdio\n  - broken\n'));
+  assert.equal(problems.length, 1, 'nothing more is said about a file that does not parse');
+  const [problem] = problems;
+  assert.match(problem, /^\/etc\/router\/config\.yaml: not valid YAML: .*at line 4, column \d+:\n\n.*- broken/s);
+});
+
 test('discovery.embeddings: defaults, expanded headers, and no block means no embeddings', () => {
   assert.deepEqual(load(minimal, { DOCS_TOKEN: 't' }).discovery, {});
   const config = load(

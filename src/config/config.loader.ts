@@ -47,7 +47,10 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   } catch (err) {
     throw new ConfigError([`CENTRALMCP_ROUTER_CONFIG: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`]);
   }
+  const before = problems.length;
   const file = parseDocument(text, path, problems);
+  // An unparsable file has no fields to judge: anything more said about it would mislead.
+  if (problems.length > before) throw new ConfigError(problems);
   const { value, missing } = expandEnv(file, env);
   for (const m of missing) problems.push(`${m.path}: environment variable ${m.variable} is not set`);
   const inheritedEnv = Object.fromEntries(
@@ -60,6 +63,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
       host: settings.host,
       port: settings.port,
       bodyLimitBytes: settings.bodyLimitBytes,
+      requestTimeoutMs: settings.requestTimeoutMs,
       allowedHosts: settings.allowedHosts,
       allowedOrigins: settings.allowedOrigins,
       ...(settings.metricsPort !== undefined ? { metricsPort: settings.metricsPort } : {}),
@@ -81,11 +85,18 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   };
 }
 
+/** The backend transports, in the order the message lists them. */
+const TRANSPORTS = ['stdio', 'http', 'sse'];
+
+/** class-validator rules that check a value's type: when one fails, the bounds after it say nothing more. */
+const TYPE_RULES = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'isIn', 'isUrl', 'nestedValidation']);
+
 function parseDocument(text: string, path: string, problems: string[]): unknown {
   try {
     return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    problems.push(`${path}: not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
+    // The yaml package's message ends with an excerpt of the lines around the error: keep it.
+    problems.push(`${path}: not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.trimEnd()}`);
     return undefined;
   }
 }
@@ -158,6 +169,16 @@ function buildBackend(
     return undefined;
   }
   const transport = (raw as { transport?: unknown }).transport;
+  // The transport decides which other fields apply: judged first, and alone, so a typo in it is
+  // one message rather than a list of fields "missing" for the wrong transport.
+  if (!TRANSPORTS.includes(transport as string)) {
+    problems.push(
+      transport === undefined
+        ? `${at}.transport: is required (one of ${TRANSPORTS.join(', ')})`
+        : `${at}.transport: must be one of ${TRANSPORTS.join(', ')} (got ${JSON.stringify(transport)})`,
+    );
+    return undefined;
+  }
   const dto: BackendDto =
     transport === 'stdio' ? plainToInstance(StdioBackendDto, raw as object) : plainToInstance(HttpBackendDto, raw as object);
   const found = describe(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
@@ -235,11 +256,23 @@ function storeOf(dto: GlobalRateLimitDto | undefined, problems: string[]): RateL
   };
 }
 
-/** Flattens class-validator's tree into `field.path: constraint message` lines. */
+/**
+ * Flattens class-validator's tree into `field.path: message` lines, one per field: a missing
+ * field "is required"; a value of the wrong type gets the type's message only (not also every
+ * bound it then fails); otherwise the first rule broken.
+ */
 function describe(errors: ValidationError[], prefix: string): string[] {
   return errors.flatMap((e) => {
     const path = `${prefix}${e.property}`;
-    const own = Object.values(e.constraints ?? {}).map((message) => `${path}: ${message}`);
+    const constraints = e.constraints ?? {};
+    const names = Object.keys(constraints);
+    const typeRule = names.find((name) => TYPE_RULES.has(name));
+    const own =
+      names.length === 0
+        ? []
+        : e.value === undefined && !('whitelistValidation' in constraints)
+          ? [`${path}: is required`]
+          : [`${path}: ${constraints[typeRule ?? names[0]]}`];
     return [...own, ...describe(e.children ?? [], `${path}.`)];
   });
 }

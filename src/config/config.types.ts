@@ -79,6 +79,11 @@ export interface HttpConfig {
   allowedHosts: string[];
   allowedOrigins: string[];
   /**
+   * `CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS`: the time a client has to send one request's headers
+   * and body; a slower one is answered 408 and disconnected. Default 30000.
+   */
+  requestTimeoutMs?: number;
+  /**
    * `CENTRALMCP_ROUTER_METRICS_PORT`: when set, /metrics and /health are served on this port
    * instead of the main one, so they stay open without sharing a port with the authenticated /mcp.
    */

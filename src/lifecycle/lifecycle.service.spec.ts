@@ -46,8 +46,15 @@ test('waitForIdle gives up at the deadline while work is still in flight', async
 test('drain() starts draining and waits up to the configured deadline', async () => {
   const idle = lifecycle(5_000);
   assert.deepEqual(await idle.drain(), { idle: true, inFlight: 0 });
+  assert.equal(idle.stopSignal.aborted, false, 'nothing to stop');
+});
+
+test('at the deadline drain() stops the work in flight and waits for its answers', async () => {
   const busy = lifecycle(30);
-  busy.tryEnter();
-  assert.deepEqual(await busy.drain(), { idle: false, inFlight: 1 });
+  const release = busy.tryEnter()!;
+  // A request whose call answers as soon as it is stopped.
+  busy.stopSignal.addEventListener('abort', () => setTimeout(release, 10));
+  assert.deepEqual(await busy.drain(), { idle: false, inFlight: 0 });
   assert.equal(busy.draining, true);
+  assert.equal(busy.stopSignal.aborted, true);
 });

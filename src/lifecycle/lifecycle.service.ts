@@ -9,6 +9,12 @@ export interface DrainOutcome {
 }
 
 /**
+ * After the drain deadline, how long the requests still in flight get to send the answers their
+ * stopped calls produce: a stopped call answers at once, so this only bounds a defect.
+ */
+export const ANSWER_GRACE_MS = 2_000;
+
+/**
  * The process's serving state for graceful shutdown: whether it is draining, and how many /mcp
  * requests are in flight. Readiness reads `draining`; the /mcp drain hook counts requests in and
  * out and refuses new ones once draining has begun.
@@ -19,6 +25,7 @@ export class LifecycleService {
   private isDraining = false;
   private active = 0;
   private readonly idleWaiters = new Set<() => void>();
+  private readonly stop = new AbortController();
 
   constructor(@Inject(LIFECYCLE_CONFIG) private readonly config: LifecycleConfig) {}
 
@@ -28,6 +35,14 @@ export class LifecycleService {
 
   get inFlight(): number {
     return this.active;
+  }
+
+  /**
+   * Aborted at the drain deadline: from then on no call is dispatched, and the calls in flight
+   * answer `error` at once instead of waiting for their backends.
+   */
+  get stopSignal(): AbortSignal {
+    return this.stop.signal;
   }
 
   /** From now on readiness fails and new work is refused. Idempotent. */
@@ -70,13 +85,23 @@ export class LifecycleService {
     });
   }
 
-  /** Starts draining and waits for in-flight work up to the configured deadline. */
+  /**
+   * Starts draining and waits for in-flight work up to the configured deadline. If work is still
+   * running then, stops it (`stopSignal`) and waits up to ANSWER_GRACE_MS for its answers to go out,
+   * so every request gets one answer before the process closes.
+   */
   async drain(): Promise<DrainOutcome> {
     this.startDraining();
-    const idle = await this.waitForIdle(this.config.drainTimeoutMs);
-    const outcome = { idle, inFlight: this.active };
-    if (idle) this.logger.log({ msg: 'drained' });
-    else this.logger.warn({ msg: 'drain deadline passed; closing with requests in flight', ...outcome });
+    if (await this.waitForIdle(this.config.drainTimeoutMs)) {
+      this.logger.log({ msg: 'drained' });
+      return { idle: true, inFlight: 0 };
+    }
+    this.logger.warn({ msg: 'drain deadline passed: stopping the calls in flight', inFlight: this.active });
+    this.stop.abort();
+    const answered = await this.waitForIdle(ANSWER_GRACE_MS);
+    const outcome = { idle: false, inFlight: this.active };
+    if (answered) this.logger.log({ msg: 'drained: stopped calls answered' });
+    else this.logger.error({ msg: 'requests still in flight after the drain deadline; closing their connections', inFlight: this.active });
     return outcome;
   }
 }

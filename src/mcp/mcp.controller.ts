@@ -12,7 +12,13 @@ export class McpController {
 
   @Post()
   async post(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const answer = await this.mcp.handlePost({ body: typeof body === 'string' ? body : '', url: request.url, headers: request.headers });
+    const answer = await this.mcp.handlePost({
+      body: typeof body === 'string' ? body : '',
+      url: request.url,
+      headers: request.headers,
+      rawHeaders: request.raw.rawHeaders,
+      principal: request.principal ?? undefined,
+    });
     reply.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     if (answer.body === undefined) return '';

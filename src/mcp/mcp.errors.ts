@@ -25,3 +25,12 @@ export function httpStatusOf(code: EdgeErrorCode): number {
       return assertNever(code);
   }
 }
+
+/** The answer to an edge failure: its status and a JSON-RPC error body a client can read. */
+export function edgeErrorAnswer(error: EdgeError): { status: number; headers: Record<string, string>; body: unknown } {
+  return {
+    status: httpStatusOf(error.code),
+    headers: error.code === 'method_not_allowed' ? { allow: 'POST' } : {},
+    body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: error.message } },
+  };
+}

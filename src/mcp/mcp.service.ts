@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { BatchService } from '../batch/batch.service';
 import { FindToolService } from '../batch/find-tool.service';
 import { AuditService } from '../audit/audit.service';
@@ -7,9 +7,11 @@ import { AuthService } from '../auth/auth.service';
 import { refusalBody } from '../auth/domain/bearer';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
+import { EdgeError, edgeErrorAnswer } from './mcp.errors';
 import { HTTP_CONFIG } from '../config/config.tokens';
 import type { HttpConfig } from '../config/config.types';
 import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
+import { negotiateVersion, PROTOCOL_VERSION_HEADER, versionHeaderProblem } from './domain/protocol-versions';
 import { guardRequest } from './domain/request-guard';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
@@ -26,12 +28,22 @@ export interface HttpAnswer {
   body?: unknown;
 }
 
-/** The parts of an HTTP request the endpoint reads. */
-export interface McpHttpRequest {
-  body: string;
+/** What admission reads of an HTTP request: its head, never its body. */
+export interface McpRequestHead {
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  /** Node's `rawHeaders`, where a repeated header is still visible. */
+  rawHeaders?: readonly string[];
 }
+
+/** The parts of an HTTP request the endpoint reads; `principal` once admission has run. */
+export interface McpHttpRequest extends McpRequestHead {
+  body: string;
+  principal?: Principal;
+}
+
+/** Who may go on, or the answer that ends the request. */
+export type Admission = { ok: true; principal: Principal } | { ok: false; answer: HttpAnswer };
 
 export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as const;
 
@@ -58,21 +70,39 @@ export class McpService {
   ) {}
 
   /**
-   * Checks the edge (throws EdgeError), then who is calling (DESIGN §10: 401/400 before anything
-   * is parsed), then answers one POSTed body.
+   * Checks the edge (Host, Origin), then who is calling (DESIGN §10): from the request's head
+   * alone, so the admission hook can refuse before a byte of the body is read.
    */
+  async admit(head: McpRequestHead): Promise<Admission> {
+    const { host, origin } = head.headers;
+    try {
+      guardRequest(
+        { host: single(host), origin: single(origin) },
+        { listenHost: this.http.host, allowedHosts: this.http.allowedHosts, allowedOrigins: this.http.allowedOrigins },
+      );
+    } catch (err) {
+      if (err instanceof EdgeError) return { ok: false, answer: edgeErrorAnswer(err) };
+      throw err;
+    }
+    const caller = await this.auth.authenticate({ headers: head.headers, rawHeaders: head.rawHeaders, url: head.url });
+    if (caller.ok) return caller;
+    this.audit.recordAuthFailure({ reason: caller.reason, httpStatus: caller.status, correlationId: currentRequestId(), traceparent: currentTraceparent() });
+    return { ok: false, answer: { status: caller.status, headers: { 'www-authenticate': caller.wwwAuthenticate }, body: refusalBody(caller) } };
+  }
+
+  /** Answers one POSTed body; admits the caller first unless the admission hook already did. */
   async handlePost(request: McpHttpRequest): Promise<HttpAnswer> {
-    const { host, origin } = request.headers;
-    guardRequest(
-      { host: single(host), origin: single(origin) },
-      { listenHost: this.http.host, allowedHosts: this.http.allowedHosts, allowedOrigins: this.http.allowedOrigins },
-    );
-    const caller = await this.auth.authenticate({ headers: request.headers, url: request.url });
-    if (!caller.ok) {
-      this.audit.recordAuthFailure({ reason: caller.reason, httpStatus: caller.status, correlationId: currentRequestId(), traceparent: currentTraceparent() });
-      return { status: caller.status, headers: { 'www-authenticate': caller.wwwAuthenticate }, body: refusalBody(caller) };
+    let principal = request.principal;
+    if (principal === undefined) {
+      const admission = await this.admit(request);
+      if (!admission.ok) return admission.answer;
+      principal = admission.principal;
     }
     const incoming = parseIncoming(request.body);
+    if (incoming.kind === 'request' || incoming.kind === 'notification') {
+      const problem = incoming.method === 'initialize' ? undefined : versionHeaderProblem(request.headers[PROTOCOL_VERSION_HEADER]);
+      if (problem !== undefined) return { status: 400, body: errorMessage(incoming.kind === 'request' ? incoming.id : null, -32000, problem) };
+    }
     switch (incoming.kind) {
       case 'invalid':
         return { status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) };
@@ -80,7 +110,7 @@ export class McpService {
       case 'response':
         return { status: 202 };
       case 'request':
-        return { status: 200, body: await this.answer(incoming.id, incoming.method, incoming.params, caller.principal) };
+        return { status: 200, body: await this.answer(incoming.id, incoming.method, incoming.params, principal) };
     }
   }
 
@@ -88,7 +118,7 @@ export class McpService {
     switch (method) {
       case 'initialize':
         return resultMessage(id, {
-          protocolVersion: negotiate(params.protocolVersion),
+          protocolVersion: negotiateVersion(params.protocolVersion),
           capabilities: { tools: { listChanged: false } },
           serverInfo: SERVER_INFO,
           instructions: INSTRUCTIONS,
@@ -143,8 +173,4 @@ export class McpService {
 
 function single(header: string | string[] | undefined): string | undefined {
   return Array.isArray(header) ? header[0] : header;
-}
-
-function negotiate(requested: unknown): string {
-  return typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { Test, type TestingModule } from '@nestjs/testing';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import { AppModule } from '../app.module';
+import { BackendsService } from '../backends/backends.service';
 import { BatchService } from '../batch/batch.service';
 import { filesBackend, tempDir, testConfig } from '../../test/support/router';
 import { METRICS_PREFIX, MetricsService } from './metrics.service';
@@ -31,6 +32,7 @@ describe('MetricsService in the real module graph', () => {
   before(async () => {
     moduleRef = await Test.createTestingModule({ imports: [AppModule.register(testConfig([filesBackend(tempDir())]))] }).compile();
     await moduleRef.init();
+    await moduleRef.get(BackendsService).start();
     metrics = moduleRef.get(MetricsService);
   });
   after(async () => moduleRef.close());

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_LEXICON_DIR, LexiconUnavailableError, loadLexicon } from './lexicon';
+import { Logger } from '@nestjs/common';
+import { DEFAULT_LEXICON_DIR, LexiconUnavailableError, lexiconOrNone, loadLexicon } from './lexicon';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -47,5 +48,23 @@ test('a missing or foreign lexicon is refused with the way to prepare it', () =>
     refused(/manifest format 0/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('without a lexicon the router still boots: lexiconOrNone answers none and warns once', () => {
+  const warnings: unknown[] = [];
+  const original = Logger.prototype.warn;
+  Logger.prototype.warn = function (message: unknown) {
+    warnings.push(message);
+  };
+  try {
+    const missing = join(mkdtempSync(join(tmpdir(), 'lexicon-missing-')), 'nope');
+    assert.equal(lexiconOrNone(() => loadLexicon(missing)), undefined);
+    assert.equal(warnings.length, 1);
+    assert.match(JSON.stringify(warnings[0]), /ranks by words only.*prepare:lexicon/);
+    // Anything else than a missing lexicon is a bug, and is not swallowed.
+    assert.throws(() => lexiconOrNone(() => { throw new TypeError('bug'); }), TypeError);
+  } finally {
+    Logger.prototype.warn = original;
   }
 });

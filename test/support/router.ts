@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApp } from '../../src/app.factory';
+import { BackendsService } from '../../src/backends/backends.service';
 import type { BackendConfig, RouterConfig, StdioBackendConfig } from '../../src/config/config.types';
 import { SERVER_ENTRIES, stdioBackend } from './backend-servers';
 
@@ -58,6 +59,8 @@ export interface RunningRouter {
 export async function startRouter(config: RouterConfig): Promise<RunningRouter> {
   const app = await createApp(config);
   await app.listen(0, '127.0.0.1');
+  // As main.ts does, backends connect once the router listens; tests start from a loaded catalog.
+  await app.get(BackendsService).start();
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}/mcp`;
   const clients: Client[] = [];

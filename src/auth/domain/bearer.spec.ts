@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupsFromClaim, presentedCredential, protectedResourceMetadata, refusal, refusalBody, resourceMetadataUrl } from './bearer';
+import { authorizationOf, groupsFromClaim, presentedCredential, protectedResourceMetadata, refusal, refusalBody, resourceMetadataUrl } from './bearer';
 
 test('the credential comes only from one Authorization: Bearer header', () => {
   assert.deepEqual(presentedCredential('Bearer abc.DEF-_~+/=', '/mcp'), { kind: 'token', token: 'abc.DEF-_~+/=' });
@@ -63,4 +63,10 @@ test('groups come from an array of strings or a space-separated string, nothing 
   assert.deepEqual(groupsFromClaim(' readers  writers '), ['readers', 'writers']);
   assert.deepEqual(groupsFromClaim(undefined), []);
   assert.deepEqual(groupsFromClaim({ readers: true }), []);
+});
+
+test('Authorization values come from every raw header line, whatever the case of the name', () => {
+  assert.equal(authorizationOf(['Host', 'x', 'Authorization', 'Bearer a']), 'Bearer a');
+  assert.deepEqual(authorizationOf(['authorization', 'Bearer a', 'Accept', '*/*', 'AUTHORIZATION', 'Bearer b']), ['Bearer a', 'Bearer b']);
+  assert.equal(authorizationOf(['Host', 'x']), undefined);
 });

@@ -44,6 +44,19 @@ export function presentedCredential(authorization: string | string[] | undefined
   return { kind: 'token', token };
 }
 
+/**
+ * Every `Authorization` value among raw header lines (name, value, name, value …), in order: one
+ * string for one header, a list for several, undefined for none. Node's `headers` object keeps
+ * only the first, which would let "valid key + anything" through (RFC 6750 §2.1: one credential).
+ */
+export function authorizationOf(rawHeaders: readonly string[]): string | string[] | undefined {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() === 'authorization') values.push(rawHeaders[i + 1]);
+  }
+  return values.length <= 1 ? values[0] : values;
+}
+
 function hasQueryCredential(url: string): boolean {
   const q = url.indexOf('?');
   if (q === -1) return false;

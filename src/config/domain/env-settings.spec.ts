@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_DRAIN_TIMEOUT_MS, readEnvSettings } from './env-settings';
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, readEnvSettings } from './env-settings';
 
 function read(env: Record<string, string>): { drainTimeoutMs: number; problems: string[] } {
   const problems: string[] = [];
@@ -20,4 +20,14 @@ test('the drain deadline accepts 0..120000 and names the variable otherwise', ()
     const { problems } = read({ CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: bad });
     assert.deepEqual(problems, ['CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: must be an integer from 0 to 120000'], bad);
   }
+});
+
+test('the request timeout defaults to 30 s and accepts 1000..600000', () => {
+  const problems: string[] = [];
+  assert.equal(readEnvSettings({}, problems).requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+  assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 30_000);
+  assert.equal(readEnvSettings({ CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: '1000' }, problems).requestTimeoutMs, 1000);
+  assert.deepEqual(problems, []);
+  readEnvSettings({ CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: '999' }, problems);
+  assert.deepEqual(problems, ['CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: must be an integer from 1000 to 600000']);
 });

@@ -5,6 +5,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 const PREFIX = 'CENTRALMCP_ROUTER_';
 /** Default drain deadline at SIGTERM, below Kubernetes' default 30 s grace period. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+/** Default time a client has to send one request's headers and body. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
 /** Settings that come from the environment rather than the file (DESIGN §3 table). */
@@ -24,6 +26,7 @@ export interface EnvSettings {
   allowedOrigins: string[];
   logLevel: LogLevel;
   drainTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 /**
@@ -75,5 +78,7 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
     logLevel: LOG_LEVELS.includes(logLevel) ? logLevel : 'info',
     // Two minutes is past any sane terminationGracePeriodSeconds; a longer drain would be killed anyway.
     drainTimeoutMs: int('DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0, 120_000),
+    // A second is the least a real client on a slow link needs; ten minutes is past any sane upload.
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 1000, 600_000),
   };
 }
