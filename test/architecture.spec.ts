@@ -25,7 +25,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   access: ['common', 'config', 'registry'],
   audit: ['common', 'config'],
   metrics: ['common', 'config', 'backends', 'registry', 'cursor', 'rate-limit'],
-  batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics', 'access', 'audit', 'lifecycle'],
+  trust: ['common', 'config', 'registry', 'backends', 'cursor', 'metrics', 'audit'],
+  batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics', 'access', 'audit', 'lifecycle', 'trust'],
   mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics', 'auth', 'audit'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
 };

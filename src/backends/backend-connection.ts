@@ -143,6 +143,11 @@ export class BackendConnection {
     }
   }
 
+  /** Lists the tools again (debounced with `list_changed` refreshes); nothing while not up. */
+  requestRefresh(): void {
+    if (this.status === 'up' && !this.stopped) this.refresher.request();
+  }
+
   /**
    * Undefined when the catalog reflects every `tools/list_changed` received so far (the hot path:
    * no promise, no tick). Otherwise a promise that resolves true once the refresh that follows has

@@ -78,6 +78,14 @@ export class BackendsService implements OnApplicationShutdown {
   }
 
   /**
+   * Lists every connected backend's tools again, as a `list_changed` would: a backend may change a
+   * definition without notifying (issue 14), and only a fresh list shows it.
+   */
+  relistAll(): void {
+    for (const connection of this.connections.values()) connection.requestRefresh();
+  }
+
+  /**
    * Undefined when `backend`'s catalog reflects every `tools/list_changed` it announced; else a
    * promise that resolves true once it does, false past the backend's call timeout.
    */

@@ -7,11 +7,12 @@ import { GateModule } from '../gate/gate.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
+import { TrustModule } from '../trust/trust.module';
 import { BatchService } from './batch.service';
 import { FindToolService } from './find-tool.service';
 
 @Module({
-  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule],
+  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule],
   providers: [BatchService, FindToolService],
   exports: [BatchService, FindToolService],
 })

@@ -16,6 +16,7 @@ import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
+import { TrustService } from '../trust/trust.service';
 import type { ReadAnswer } from './batch.types';
 import { boundAnswer, draftItem, type Bounded, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
@@ -85,6 +86,7 @@ export class BatchService {
     private readonly metrics: MetricsService,
     private readonly access: AccessService,
     private readonly audit: AuditService,
+    private readonly trust: TrustService,
     private readonly lifecycle: LifecycleService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
@@ -175,6 +177,9 @@ export class BatchService {
       return answer(call.name, null, new RouterError('unknown_tool', message));
     }
     const { tool } = resolution;
+    // Before the gate: a quarantined definition's annotations are exactly what cannot be trusted.
+    const quarantine = this.trust.quarantineReason(tool);
+    if (quarantine !== undefined) return answer(tool.name, tool.backend, new RouterError('blocked', quarantine));
     const decision = this.gate.decide(tool);
     if (!decision.readOnly) {
       const why =

@@ -6,6 +6,7 @@ import { GateService } from '../gate/gate.service';
 import { RegistryService } from '../registry/registry.service';
 import { cleanText } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
+import { TrustService } from '../trust/trust.service';
 import { emptyCatalogNote, NO_MATCH_NOTE, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
 
 /** One `find_tool` hit (DESIGN §1). `read_only` is the gate's decision, not the raw hint. */
@@ -19,6 +20,8 @@ export interface ToolHit {
   idempotent: boolean;
   score: number;
   schema?: Record<string, unknown>;
+  /** Trust mode `warn` only: why this tool's definition is not the approved one. */
+  trust_warning?: string;
 }
 
 export interface ParamSummary {
@@ -57,6 +60,7 @@ export class FindToolService {
     private readonly gate: GateService,
     private readonly access: AccessService,
     private readonly backends: BackendsService,
+    private readonly trust: TrustService,
   ) {}
 
   /**
@@ -66,7 +70,8 @@ export class FindToolService {
    * not delivered a catalog yet answers no hits and says so.
    */
   async find(q: FindToolQuery, principal: Principal): Promise<FindOutcome> {
-    const visible = (tool: CatalogTool) => this.access.mayCallTool(principal, tool);
+    // A quarantined tool is not offered: its description is what may have been poisoned.
+    const visible = (tool: CatalogTool) => this.access.mayCallTool(principal, tool) && this.trust.quarantineReason(tool) === undefined;
     const states = this.backends.states();
     if (q.server !== undefined && !this.registry.toolsOf(q.server).some(visible)) {
       const state = states.find((s) => s.name === q.server);
@@ -101,6 +106,7 @@ export class FindToolService {
 
   private hit(tool: CatalogTool, score: number, includeSchema: boolean): ToolHit {
     const readOnly = this.gate.decide(tool).readOnly;
+    const warning = this.trust.warningFor(tool);
     return {
       name: tool.name,
       server: tool.backend,
@@ -112,6 +118,7 @@ export class FindToolService {
       idempotent: readOnly ? true : (tool.annotations?.idempotentHint ?? false),
       score,
       ...(includeSchema ? { schema: tool.inputSchema } : {}),
+      ...(warning !== undefined ? { trust_warning: warning } : {}),
     };
   }
 }

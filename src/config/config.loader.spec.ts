@@ -220,3 +220,12 @@ rateLimit:
   );
   assert.match(problemsOf(() => load(`${minimal}\nrateLimit: { maxWaitMs: 500 }\n`, { DOCS_TOKEN: 'x' })).join('\n'), /rateLimit\.maxWaitMs/);
 });
+
+test('trust: the pins file is relative to the config file, and a bad mode is named', () => {
+  const env = { DOCS_TOKEN: 't' };
+  const config = load(`${minimal}trust:\n  pinsFile: pins.json\n  relistSeconds: 30\n`, env);
+  assert.deepEqual(config.trust, { mode: 'enforce', pinsFile: '/etc/router/pins.json', approveNewBackends: false, relistSeconds: 30 });
+  assert.equal(load(minimal, env).trust?.mode, 'off');
+  const problems = problemsOf(() => load(`${minimal}trust:\n  mode: strict\n`, env));
+  assert.ok(problems.some((p) => p.startsWith('trust.mode')), problems.join('; '));
+});

@@ -18,6 +18,7 @@ import type { BackendConfig, DiscoveryConfig, RateLimitSettings, RateLimitStoreC
 import { readEnvSettings } from './domain/env-settings';
 import { expandEnv } from './domain/expand-env';
 import { buildSecurity } from './domain/security-settings';
+import { trustSettings } from './domain/trust-settings';
 
 /** The demo config shipped in the repository: `npm start` serves it with no set-up. */
 export const DEMO_CONFIG_PATH = resolve(__dirname, '../../../config/demo.yaml');
@@ -101,7 +102,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
 }
 
 type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit'> &
-  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery'>>;
+  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust'>>;
 
 function buildConfig(
   raw: unknown,
@@ -132,6 +133,7 @@ function buildConfig(
     principalRateLimit: rateLimitOf(file.principalRateLimit),
     ...buildSecurity(file, listenHost, configDir, problems),
     discovery: discoveryOf(file.discovery, problems),
+    trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
   };
 }
 

@@ -12,9 +12,11 @@ import {
   LIFECYCLE_CONFIG,
   POLICY_CONFIG,
   ROUTER_CONFIG,
+  TRUST_CONFIG,
 } from './config.tokens';
-import type { AccessConfig, AuditConfig, AuthConfig, DiscoveryConfig, LifecycleConfig, RouterConfig } from './config.types';
+import type { AccessConfig, AuditConfig, AuthConfig, DiscoveryConfig, LifecycleConfig, RouterConfig, TrustConfig } from './config.types';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
+import { DEFAULT_RELIST_SECONDS } from './domain/trust-settings';
 
 /**
  * Reads the environment and the config file. The only place in the code base that reads
@@ -31,6 +33,7 @@ const DEFAULT_AUTH: AuthConfig = { mode: 'none', allowInsecure: false };
 const DEFAULT_ACCESS: AccessConfig = {};
 const DEFAULT_AUDIT: AuditConfig = { sink: 'stdout' };
 const DEFAULT_DISCOVERY: DiscoveryConfig = {};
+const DEFAULT_TRUST: TrustConfig = { mode: 'off', approveNewBackends: false, relistSeconds: DEFAULT_RELIST_SECONDS };
 
 /** Provides the validated config and its slices. Global: every module reads config, none owns it. */
 @Global()
@@ -48,6 +51,7 @@ export class ConfigModule {
       { provide: ACCESS_CONFIG, useValue: config.access ?? DEFAULT_ACCESS },
       { provide: AUDIT_CONFIG, useValue: config.audit ?? DEFAULT_AUDIT },
       { provide: DISCOVERY_CONFIG, useValue: config.discovery ?? DEFAULT_DISCOVERY },
+      { provide: TRUST_CONFIG, useValue: config.trust ?? DEFAULT_TRUST },
     ];
     return {
       module: ConfigModule,

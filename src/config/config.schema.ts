@@ -149,6 +149,14 @@ export class DiscoveryDto {
   @IsOptional() @ValidateNested() @Type(() => EmbeddingsDto) embeddings?: EmbeddingsDto;
 }
 
+/** `trust` (issue 14): pinned tool definitions. */
+export class TrustDto {
+  @IsOptional() @IsIn(['off', 'warn', 'enforce']) mode?: 'off' | 'warn' | 'enforce';
+  @IsOptional() @IsString() @MinLength(1) pinsFile?: string;
+  @IsOptional() @IsBoolean() approveNewBackends?: boolean;
+  @IsOptional() @IsInt() @Min(0) @Max(86_400) relistSeconds?: number;
+}
+
 /** Everything but `backends`, whose map is validated entry by entry to name each field. */
 export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
@@ -160,4 +168,5 @@ export class FileConfigDto {
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AccessRuleDto) access?: AccessRuleDto[];
   @IsOptional() @ValidateNested() @Type(() => AuditDto) audit?: AuditDto;
   @IsOptional() @ValidateNested() @Type(() => DiscoveryDto) discovery?: DiscoveryDto;
+  @IsOptional() @ValidateNested() @Type(() => TrustDto) trust?: TrustDto;
 }

@@ -182,6 +182,24 @@ export interface DiscoveryConfig {
   embeddings?: EmbeddingsConfig;
 }
 
+/**
+ * Pinned tool definitions (issue 14, part 1). `off`: definitions are taken as the backend says.
+ * `warn`: a tool whose definition differs from its approved pin (or has none) is logged, counted and
+ * marked in `find_tool`. `enforce`: such a tool is quarantined (hidden from `find_tool`, its calls
+ * answer `blocked`).
+ */
+export type TrustMode = 'off' | 'warn' | 'enforce';
+
+export interface TrustConfig {
+  mode: TrustMode;
+  /** The pins file (absolute); required unless mode is `off`. */
+  pinsFile?: string;
+  /** A backend with no pin at all has its first catalog approved as it is (bootstrapping). */
+  approveNewBackends: boolean;
+  /** Every backend's tools are listed again this often, so a change sent without `list_changed` is seen; 0: never. */
+  relistSeconds: number;
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 export interface RouterConfig {
@@ -209,4 +227,6 @@ export interface RouterConfig {
   audit?: AuditConfig;
   /** Optional (default: no embeddings); read it through DISCOVERY_CONFIG. */
   discovery?: DiscoveryConfig;
+  /** Optional (default: mode off, re-list every 300 s); read it through TRUST_CONFIG. */
+  trust?: TrustConfig;
 }

@@ -69,6 +69,8 @@ export class MetricsService {
   private readonly rateLimitWait: Histogram<'bucket'>;
   private readonly rateLimitTimeouts: Counter<'bucket'>;
   private readonly httpRequests: Counter<'method' | 'route' | 'code'>;
+  private readonly quarantinedTools: Gauge<'backend'>;
+  private readonly driftEvents: Counter<'backend'>;
   private readonly httpDuration: Histogram<'method' | 'route' | 'code'>;
 
   constructor(
@@ -215,6 +217,19 @@ export class MetricsService {
       buckets: LATENCY_BUCKETS,
       registers,
     });
+    // Issue 14: pushed by the trust pins on every catalog review; no series while trust is off.
+    this.quarantinedTools = new Gauge({
+      name: name('quarantined_tools'),
+      help: 'Tools whose definition has no approved pin or differs from it, per backend (trust mode enforce: hidden and blocked; warn: only marked).',
+      labelNames: ['backend'],
+      registers,
+    });
+    this.driftEvents = new Counter({
+      name: name('tool_drift_events_total'),
+      help: 'Tool definitions seen changed from their approved pin, per backend (each new definition counts once).',
+      labelNames: ['backend'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry, prefix: METRICS_PREFIX });
     dropTotalGauges(this.registry);
     this.zeroSeries(configs, restarts);
@@ -228,6 +243,16 @@ export class MetricsService {
   /** The text exposition of every metric, gauges read live. */
   render(): Promise<string> {
     return this.registry.metrics();
+  }
+
+  /** The number of tools of `backend` failing their pin, after a review of its catalog. */
+  setQuarantinedTools(backend: string, count: number): void {
+    this.quarantinedTools.set({ backend: this.backendLabel(backend) }, count);
+  }
+
+  /** A tool of `backend` seen with a definition that differs from its approved pin. */
+  recordDrift(backend: string, count = 1): void {
+    this.driftEvents.inc({ backend: this.backendLabel(backend) }, count);
   }
 
   /** One read call's final status; a backend the config does not name is counted as `none`. */

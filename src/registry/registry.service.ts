@@ -40,6 +40,7 @@ export class RegistryService {
   private readonly byName = new Map<string, CatalogTool[]>();
   private readonly index: ToolIndex;
   private readonly searches = new SearchCache();
+  private readonly listeners: ((backend: string, tools: readonly CatalogTool[]) => void)[] = [];
 
   constructor(
     private readonly embeddings: EmbeddingsService,
@@ -60,6 +61,8 @@ export class RegistryService {
     replaceBackendNames(this.byName, backend, previous ?? [], own);
     this.byBackend.set(backend, own);
     this.embeddings.catalogChanged(backend, own);
+    // Synchronously, before any reader runs: a listener's verdict (trust pins) is in place with the catalog.
+    for (const listener of this.listeners) listener(backend, own);
     const diff = previous ? diffCatalog(previous, own) : undefined;
     this.logger.log({
       msg: 'catalog updated',
@@ -71,6 +74,14 @@ export class RegistryService {
     for (const change of diff?.annotationsChanged ?? []) {
       this.logger.warn({ msg: 'tool annotations changed', backend, ...change });
     }
+  }
+
+  /**
+   * Calls `listener` with a backend's tools each time they are replaced, in the same turn, so a
+   * module that judges tools (trust pins) has judged them before any reader sees them.
+   */
+  onCatalogReplaced(listener: (backend: string, tools: readonly CatalogTool[]) => void): void {
+    this.listeners.push(listener);
   }
 
   /** True once the backend has delivered a catalog at least once. */

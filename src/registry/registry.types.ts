@@ -15,5 +15,7 @@ export interface CatalogTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The tool's `outputSchema`, when it declares one (pinned with the rest of its definition). */
+  outputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;
 }

@@ -30,6 +30,22 @@ export interface AuthFailureEvent {
   traceparent?: string;
 }
 
+/**
+ * A change of trust in a tool (issue 14): quarantined (no approved pin, or a definition changed
+ * since approval), approved (pinned), or released (its definition is back to the approved one).
+ */
+export interface TrustAuditEvent {
+  action: 'quarantine' | 'approve' | 'release';
+  backend: string;
+  tool: string;
+  /** SHA-256 (hex) of the definition concerned. */
+  sha256: string;
+  /** quarantine: `unpinned` or `changed`; approve: who approved. */
+  reason: string;
+  /** The trust mode: in `warn` a quarantine is only reported, the tool stays callable. */
+  mode: string;
+}
+
 const MAX_TOOL_CHARS = 200;
 const MAX_BACKEND_CHARS = 64;
 /** A digest is short base64url or hex; anything else is a bug upstream that might carry values. */
@@ -55,6 +71,20 @@ export function auditLine(event: AuditEvent, timeMs: number): string {
     durationMs: nonNegativeInt(event.durationMs),
     responseBytes: nonNegativeInt(event.responseBytes),
     ...traceFields(event),
+  });
+}
+
+/** The JSON line for a change of trust in a tool. */
+export function trustLine(event: TrustAuditEvent, timeMs: number): string {
+  return JSON.stringify({
+    time: new Date(timeMs).toISOString(),
+    kind: 'trust',
+    action: event.action,
+    backend: event.backend.slice(0, MAX_BACKEND_CHARS),
+    tool: event.tool.slice(0, MAX_TOOL_CHARS),
+    sha256: /^[0-9a-f]{64}$/.test(event.sha256) ? event.sha256 : null,
+    reason: event.reason.slice(0, MAX_TOOL_CHARS),
+    mode: event.mode,
   });
 }
 

@@ -38,6 +38,7 @@ export function toCatalogTools(
       name: tool.name,
       description: cleanText(tool.description ?? '', DESCRIPTION_MAX_CHARS),
       inputSchema: cleanSchemaTexts(tool.inputSchema as Record<string, unknown>, SCHEMA_TEXT_MAX_CHARS),
+      ...(tool.outputSchema ? { outputSchema: cleanSchemaTexts(tool.outputSchema as Record<string, unknown>, SCHEMA_TEXT_MAX_CHARS) } : {}),
       ...(annotations ? { annotations } : {}),
     });
   }

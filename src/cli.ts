@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { userInfo } from 'node:os';
+import { ConfigError } from './config/config.errors';
+import { loadConfigFromEnvironment } from './config/config.module';
+import { approvePending, parseSelector, type Selector } from './trust/domain/approval';
+import { diffReport, listReport } from './trust/domain/pins-report';
+import { readPinsFile, writePinsFile } from './trust/pins-file.store';
+
+const USAGE = 'usage: centralmcp-router pins list|diff|approve [backend[:tool]] [--by NAME]\n' +
+  'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second';
+
+/**
+ * `centralmcp-router pins …` (issue 14): reviews and approves tool definitions in the pins file
+ * without editing it by hand. Exit codes: 0 done, 1 nothing matched, 2 usage, 78 bad config.
+ */
+function main(argv: string[]): number {
+  const [group, command, ...rest] = argv;
+  if (group !== 'pins' || !['list', 'diff', 'approve'].includes(command ?? '')) return fail(USAGE, 2);
+  let by: string | undefined;
+  let selector: Selector | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--by' && rest[i + 1] !== undefined) by = rest[++i];
+    else if (selector === undefined && !rest[i].startsWith('-')) {
+      selector = parseSelector(rest[i]);
+      if (selector === undefined) return fail(`not a backend or backend:tool: ${JSON.stringify(rest[i].slice(0, 100))}`, 2);
+    } else return fail(USAGE, 2);
+  }
+  let file: string | undefined;
+  try {
+    file = loadConfigFromEnvironment().trust?.pinsFile;
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(err.message, 78);
+    throw err;
+  }
+  if (file === undefined) return fail('the config has no trust.pinsFile', 78);
+  const { doc } = readPinsFile(file);
+  if (command === 'list') return out(listReport(doc, selector));
+  if (command === 'diff') return out(diffReport(doc, selector));
+  const approver = by ?? safeUser();
+  const result = approvePending(doc, selector, approver, new Date().toISOString());
+  if (result.approved.length === 0) return fail('nothing pending matches', 1);
+  writePinsFile(file, result.doc);
+  return out(result.approved.map((p) => `approved ${p.backend}:${p.tool} ${p.sha256.slice(0, 12)} by ${approver}`).join('\n'));
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'cli';
+  }
+}
+
+function out(text: string): number {
+  process.stdout.write(text + '\n');
+  return 0;
+}
+
+function fail(text: string, code: number): number {
+  process.stderr.write(text + '\n');
+  return code;
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,191 @@
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { unwatchFile, watchFile } from 'node:fs';
+import { AuditService } from '../audit/audit.service';
+import { BackendsService } from '../backends/backends.service';
+import { CLOCK, systemClock, type Clock } from '../common/clock';
+import { TRUST_CONFIG } from '../config/config.tokens';
+import type { TrustConfig } from '../config/config.types';
+import { MetricsService } from '../metrics/metrics.service';
+import { RegistryService } from '../registry/registry.service';
+import type { CatalogTool } from '../registry/registry.types';
+import { definitionOf, pinOf } from './domain/pin';
+import { newPins } from './domain/approval';
+import { EMPTY_PINS, type PinsDocument } from './domain/pins-file';
+import { readPinsFile, writePinsFile } from './pins-file.store';
+import { reviewCatalog, type TrustEvent, type Verdict } from './domain/review';
+
+/** What the model is told about a tool that failed its pin, by verdict. */
+const QUARANTINE_REASONS: Record<Exclude<Verdict, 'pinned'>, string> = {
+  unpinned: 'quarantined: this tool has no approved pin (trust pins); an operator must approve its definition before it can be called',
+  changed: 'quarantined: this tool\'s definition changed since it was approved (trust pins); an operator must approve the new definition before it can be called',
+};
+/** How often the pins file is checked for changes made outside the router (the CLI, a person). */
+const WATCH_INTERVAL_MS = 1000;
+
+/** The mark `find_tool` shows in `warn` mode. */
+const WARNINGS: Record<Exclude<Verdict, 'pinned'>, string> = {
+  unpinned: 'not approved: this tool has no approved pin',
+  changed: 'changed since approval: this tool\'s definition differs from its approved pin',
+};
+
+/**
+ * Pinned tool definitions (issue 14, part 1). Every catalog a backend delivers is judged against
+ * the pins file in the same turn (RegistryService calls back before any reader runs); a tool that
+ * has no approved pin or whose definition changed is quarantined in `enforce` mode (hidden from
+ * `find_tool`, its calls `blocked`) and only marked in `warn` mode. Every backend is also listed
+ * again every `relistSeconds`, since a backend may change a tool without `list_changed`.
+ */
+@Injectable()
+export class TrustService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(TrustService.name);
+  private doc: PinsDocument = EMPTY_PINS;
+  /** The file's text as last read or written: a different text on disk is a change made outside. */
+  private lastText = '';
+  private watching = false;
+  private readonly verdicts = new Map<string, Map<string, Verdict>>();
+  private relistTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(TRUST_CONFIG) private readonly config: TrustConfig,
+    private readonly registry: RegistryService,
+    private readonly backends: BackendsService,
+    private readonly metrics: MetricsService,
+    private readonly audit: AuditService,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
+  ) {
+    if (config.mode === 'off' || config.pinsFile === undefined) return;
+    // A pins file that cannot be read or parsed stops the boot: enforcing nothing would be silent.
+    const read = readPinsFile(config.pinsFile);
+    this.doc = read.doc;
+    this.lastText = read.text;
+    registry.onCatalogReplaced((backend, tools) => this.review(backend, tools));
+  }
+
+  onApplicationBootstrap(): void {
+    const file = this.config.pinsFile;
+    if (this.config.mode !== 'off' && file !== undefined) {
+      // Approvals (the CLI, an edit) apply without a restart. Polling, not fs.watch: the file is
+      // replaced by rename, and polling sees that the same way on every platform and volume.
+      watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, () => {
+        if (this.syncFromDisk()) this.reviewAll();
+      });
+      this.watching = true;
+    }
+    if (this.config.relistSeconds <= 0) return;
+    // Started at boot, outside any request, so the re-lists never run in a caller's context.
+    this.relistTimer = setInterval(() => this.backends.relistAll(), this.config.relistSeconds * 1000);
+    this.relistTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.relistTimer) clearInterval(this.relistTimer);
+    if (this.watching && this.config.pinsFile !== undefined) unwatchFile(this.config.pinsFile);
+  }
+
+  /** In `enforce` mode, why a call to `tool` is refused; undefined when it may go on. */
+  quarantineReason(tool: CatalogTool): string | undefined {
+    if (this.config.mode !== 'enforce') return undefined;
+    const verdict = this.verdictOf(tool);
+    return verdict === 'pinned' ? undefined : QUARANTINE_REASONS[verdict];
+  }
+
+  /** In `warn` mode, the mark `find_tool` puts on a tool that failed its pin. */
+  warningFor(tool: CatalogTool): string | undefined {
+    if (this.config.mode !== 'warn') return undefined;
+    const verdict = this.verdictOf(tool);
+    return verdict === 'pinned' ? undefined : WARNINGS[verdict];
+  }
+
+  private verdictOf(tool: CatalogTool): Verdict {
+    // A tool not reviewed yet cannot be vouched for; with trust on, every catalog is reviewed
+    // before it is readable, so this is a safety net only.
+    return this.verdicts.get(tool.backend)?.get(tool.name) ?? 'unpinned';
+  }
+
+  /**
+   * Takes up the file's content when it changed since the router last read or wrote it: approvals
+   * made outside are audited by whoever they name. A file that does not parse is logged and left
+   * aside (the pins in force stay). True when the document changed.
+   */
+  private syncFromDisk(): boolean {
+    let read;
+    try {
+      read = readPinsFile(this.config.pinsFile!);
+    } catch (err) {
+      this.logger.error({ msg: 'pins file not applied', error: (err as Error).message });
+      return false;
+    }
+    if (read.text === this.lastText) return false;
+    this.lastText = read.text;
+    for (const pin of newPins(this.doc, read.doc)) {
+      this.logger.log({ msg: 'tool approved', backend: pin.backend, tool: pin.tool, by: pin.approvedBy });
+      this.audit.recordTrust({ action: 'approve', backend: pin.backend, tool: pin.tool, sha256: pin.sha256, reason: pin.approvedBy, mode: this.config.mode });
+    }
+    this.doc = read.doc;
+    return true;
+  }
+
+  /** Judges every backend's current catalog again (after the pins changed). */
+  private reviewAll(): void {
+    for (const backend of [...this.verdicts.keys()]) this.review(backend, this.registry.toolsOf(backend), false);
+  }
+
+  private review(backend: string, tools: readonly CatalogTool[], sync = true): void {
+    // Read what may have been approved since, so this review neither misses nor overwrites it.
+    if (sync) this.syncFromDisk();
+    const seen = tools.map((tool) => {
+      const definition = definitionOf(tool);
+      return { tool: tool.name, sha256: pinOf(definition), definition };
+    });
+    const previous = this.verdicts.get(backend);
+    const result = reviewCatalog(this.doc, backend, seen, {
+      approveNewBackend: this.config.approveNewBackends,
+      nowIso: new Date(this.clock.now()).toISOString(),
+      previous,
+    });
+    this.verdicts.set(backend, result.verdicts);
+    this.metrics.setQuarantinedTools(backend, [...result.verdicts.values()].filter((v) => v !== 'pinned').length);
+    for (const event of result.events) this.report(backend, event);
+    if (result.doc !== this.doc) {
+      this.doc = result.doc;
+      this.save();
+    }
+  }
+
+  private report(backend: string, event: TrustEvent): void {
+    const mode = this.config.mode;
+    switch (event.kind) {
+      case 'approved':
+        this.audit.recordTrust({ action: 'approve', backend, tool: event.tool, sha256: event.sha256, reason: event.by, mode });
+        return;
+      case 'released':
+        this.logger.log({ msg: 'tool matches its pin again', backend, tool: event.tool });
+        this.audit.recordTrust({ action: 'release', backend, tool: event.tool, sha256: event.sha256, reason: 'pinned', mode });
+        return;
+      case 'quarantined':
+        if (event.reason === 'changed') this.metrics.recordDrift(backend);
+        this.logger.warn({
+          msg: mode === 'enforce' ? 'tool quarantined' : 'tool fails its pin',
+          backend,
+          tool: event.tool,
+          reason: event.reason,
+          sha256: event.sha256,
+        });
+        this.audit.recordTrust({ action: 'quarantine', backend, tool: event.tool, sha256: event.sha256, reason: event.reason, mode });
+        return;
+    }
+  }
+
+  /**
+   * Writes the pins file (atomically). Synchronous: it happens only when a catalog brings something
+   * new, and keeps the file in step with the verdicts in force.
+   */
+  private save(): void {
+    try {
+      this.lastText = writePinsFile(this.config.pinsFile!, this.doc);
+    } catch (err) {
+      // The verdicts stand (they are in memory); only the record for review is missing.
+      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: (err as NodeJS.ErrnoException).code ?? String(err) });
+    }
+  }
+}
