@@ -1,5 +1,5 @@
 import type { CatalogTool } from '../registry.types';
-import { catalogWordVectors, isKnownWord, relatedTerms } from './related-terms';
+import { catalogWordVectors, isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { queryTerms, type QueryTerm } from './terms';
 import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type IndexState, type TermWeight, type ToolIndex, type Vocabulary } from './tool-index';
 
@@ -170,7 +170,10 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
   const totals = new Float64Array(state.slotCount);
   const best = new Float64Array(state.slotCount);
   const matched: IndexedTool[] = [];
-  for (const { term: word, word: written, weight: wordWeight } of terms) {
+  for (const { term: word, word: written, weight: queryWeight, implied } of terms) {
+    // A word the request wrote counts by how general it is in English; a word a literal implies
+    // ("number" for "12") already counts at its own, lower weight.
+    const wordWeight = implied || written === undefined || state.lexicon === undefined ? queryWeight : queryWeight * requestWordWeight(state.lexicon, written);
     // A word's contribution to a tool is its best-matching stand-in, not their sum: a tool holding
     // three near-spellings of one word has not matched three words.
     const touched: IndexedTool[] = [];

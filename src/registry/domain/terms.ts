@@ -87,6 +87,8 @@ export interface QueryTerm {
   /** The word as the request wrote it, lowercased, when it is a plain word: what word meanings are looked up by. */
   readonly word: string | undefined;
   readonly weight: number;
+  /** Implied by a literal of the request ("number" for "12"), not written in it. */
+  readonly implied: boolean;
 }
 
 /**
@@ -104,12 +106,12 @@ export function queryTerms(query: string): QueryTerm[] {
   const terms = new Map<string, QueryTerm>();
   for (const token of tokenize(text)) {
     const term = normalizeTerm(token);
-    if (term !== null && !terms.has(term)) terms.set(term, { term, word: /^[a-z]+$/.test(token) ? token : undefined, weight: 1 });
+    if (term !== null && !terms.has(term)) terms.set(term, { term, word: /^[a-z]+$/.test(token) ? token : undefined, weight: 1, implied: false });
     if (terms.size >= MAX_QUERY_TERMS) break;
   }
   for (const word of literalWords(text)) {
     const term = normalizeTerm(word);
-    if (term !== null && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, { term, word, weight: LITERAL_WEIGHT });
+    if (term !== null && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, { term, word, weight: LITERAL_WEIGHT, implied: true });
   }
   return [...terms.values()];
 }
