@@ -8,14 +8,14 @@ import { refusalBody } from '../auth/domain/bearer';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { EdgeError, edgeErrorAnswer } from './mcp.errors';
-import { HTTP_CONFIG } from '../config/config.tokens';
-import type { HttpConfig } from '../config/config.types';
+import { HTTP_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
+import type { HttpConfig, WritesConfig } from '../config/config.types';
 import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
 import { negotiateVersion, PROTOCOL_VERSION_HEADER, versionHeaderProblem } from './domain/protocol-versions';
 import { guardRequest } from './domain/request-guard';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
-import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, PUBLISHED_TOOLS } from './published-tools';
+import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
 
 /**
  * What the controller sends back: an HTTP status, headers and, unless 202, a JSON body: a value
@@ -60,6 +60,8 @@ const INSTRUCTIONS =
 @Injectable()
 export class McpService {
   private readonly logger = new Logger(McpService.name);
+  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (issue 14). */
+  private readonly published: readonly { name: string }[];
 
   constructor(
     private readonly batch: BatchService,
@@ -67,7 +69,10 @@ export class McpService {
     private readonly auth: AuthService,
     private readonly audit: AuditService,
     @Inject(HTTP_CONFIG) private readonly http: HttpConfig,
-  ) {}
+    @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
+  ) {
+    this.published = writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : PUBLISHED_TOOLS;
+  }
 
   /**
    * Checks the edge (Host, Origin), then who is calling (DESIGN §10): from the request's head
@@ -126,7 +131,7 @@ export class McpService {
       case 'ping':
         return resultMessage(id, {});
       case 'tools/list':
-        return resultMessage(id, { tools: PUBLISHED_TOOLS });
+        return resultMessage(id, { tools: this.published });
       case 'tools/call':
         return this.callTool(id, params, principal);
       default:
@@ -164,10 +169,17 @@ export class McpService {
         if ('rejected' in outcome) return refusalResult(refusal(outcome.rejected.code, outcome.rejected.message));
         return outcome.wire;
       }
+      case INVOKE_TOOL:
+        if (this.writes.enabled) return (await this.batch.write(args, principal)).wire;
+        return this.unknownTool();
       default:
-        // As the SDK's own server does: a tool error the client shows to the model (DESIGN §1).
-        return refusalResult(refusal('unknown_tool', `This router publishes ${PUBLISHED_TOOLS.map((t) => t.name).join(', ')} only`));
+        return this.unknownTool();
     }
+  }
+
+  /** As the SDK's own server does: a tool error the client shows to the model (DESIGN §1). */
+  private unknownTool(): string {
+    return refusalResult(refusal('unknown_tool', `This router publishes ${this.published.map((t) => t.name).join(', ')} only`));
   }
 }
 

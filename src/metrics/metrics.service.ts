@@ -29,7 +29,7 @@ export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 
 // Runtime lists of the closed unions. Written as records so that a member added to a union
 // fails to compile here until it is listed (and so pre-initialised below).
-const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true } satisfies Record<Entrypoint, true>);
+const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true, invoke_tool: true } satisfies Record<Entrypoint, true>);
 const BATCH_OUTCOMES = keysOf({ ok: true, partial: true, rejected: true } satisfies Record<BatchOutcome, true>);
 const CURSOR_REJECTIONS = keysOf({ malformed: true, bad_signature: true, expired: true, mismatch: true } satisfies Record<CursorRejection, true>);
 /** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */
