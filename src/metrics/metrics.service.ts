@@ -86,7 +86,7 @@ export class MetricsService {
 
     this.calls = new Counter({
       name: name('calls_total'),
-      help: 'Read calls by entrypoint, backend and final status; one per invoke_read_tool call and per batch entry.',
+      help: 'Calls by entrypoint, backend and final status; one per invoke_read_tool or invoke_tool call and per batch entry.',
       labelNames: ['entrypoint', 'backend', 'status'],
       registers,
     });
@@ -345,7 +345,7 @@ export class MetricsService {
 
   /**
    * Creates the status-labelled series at 0, so `rate()` and `increase()` see the first event
-   * instead of a series that appears out of nowhere. Bounded: (backends + 1) × 6 statuses × 2
+   * instead of a series that appears out of nowhere. Bounded: (backends + 1) × 7 statuses × 3
    * entrypoints for calls; the per-bucket series only for buckets that exist.
    */
   private zeroSeries(configs: readonly BackendConfig[], restarts: Counter<'backend'>): void {
