@@ -199,3 +199,31 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     assert.equal(existsSync(join(dir, 'b.txt')), false, 'writes never run in a batch');
   });
 });
+
+describe('invoke_tool and pinned definitions', () => {
+  const dir = tempDir();
+  let router: RunningRouter;
+  const clients: Client[] = [];
+  before(async () => {
+    router = await startRouter(
+      testConfig([filesBackend(dir, { env: {} })], {
+        trust: { mode: 'enforce', pinsFile: join(tempDir(), 'pins.json'), approveNewBackends: false, relistSeconds: 0 },
+        writes: { enabled: true, allow: ['*'], deny: [] },
+      }),
+    );
+  });
+  after(async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await router.close();
+  });
+
+  test('a quarantined tool cannot be written, confirmed or not', async () => {
+    const client = await connect(router, undefined, clients);
+    const target = join(dir, 'q.txt');
+    const answer = await invoke(client, 'invoke_tool', { name: 'create_directory', arguments: { path: target } });
+    assert.equal(answer.isError, true);
+    assert.equal(answer.head.status, 'blocked');
+    assert.match(answer.head.error.message, /quarantined/);
+    assert.equal(existsSync(target), false);
+  });
+});
