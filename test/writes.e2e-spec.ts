@@ -98,6 +98,7 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     assert.ok(tool);
     assert.equal(tool.annotations?.destructiveHint, true);
     assert.equal(tool.annotations?.readOnlyHint, false);
+    assert.match(writer.getInstructions() ?? '', /invoke_tool/);
   });
 
   test('a caller without write permission gets the answer of an unknown tool', async () => {

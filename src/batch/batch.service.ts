@@ -125,7 +125,8 @@ export class BatchService {
     if ('confirmation' in dispatched) {
       ({ answer, wire } = dispatched.confirmation);
     } else {
-      const bounded = dispatched.page ? this.bound(dispatched.page, budget) : dispatched;
+      // A write is never called again to resume it: its result is cut without a cursor.
+      const bounded = dispatched.page ? this.bound(dispatched.page, budget, false) : dispatched;
       answer = 'code' in bounded ? bounded.answer : bounded.value;
       wire = 'code' in bounded ? failureWire(singleFailure(bounded.answer, bounded.code)) : singleWire(bounded);
     }
@@ -368,9 +369,10 @@ export class BatchService {
     }
   }
 
-  /** Cuts a page to the single call's budget, issuing cursors bound to the page's call. */
-  private bound(page: Page, budget: Budget): Bounded | { answer: ReadAnswer; code: RouterErrorCode } {
-    return boundAnswer(page, budget, SINGLE_SHAPE, this.issuerFor(page)) ?? { answer: tooLarge(page), code: 'response_too_large' };
+  /** Cuts a page to the single call's budget, issuing cursors bound to the page's call when `resumable`. */
+  private bound(page: Page, budget: Budget, resumable = true): Bounded | { answer: ReadAnswer; code: RouterErrorCode } {
+    const issuer = resumable ? this.issuerFor(page) : undefined;
+    return boundAnswer(page, budget, SINGLE_SHAPE, issuer) ?? { answer: tooLarge(page), code: 'response_too_large' };
   }
 
   private issuerFor(page: Page): CursorIssuer {

@@ -51,6 +51,9 @@ const INSTRUCTIONS =
   'This router fronts many MCP servers. Use find_tool to search their tools, then invoke_read_tool ' +
   'with the exact name (and server) to call a read-only one, or invoke_read_tool_batch for up to 25 ' +
   'read-only calls in one round trip.';
+const WRITE_INSTRUCTIONS =
+  ' Tools that change something go through invoke_tool; a destructive one first answers ' +
+  'confirmation_required with a `confirmation` to pass back as `confirm` with the same call.';
 
 /**
  * Stateless MCP over Streamable HTTP (spec 2025-06-18 "Transports"): each POST carries one
@@ -62,6 +65,7 @@ export class McpService {
   private readonly logger = new Logger(McpService.name);
   /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (issue 14). */
   private readonly published: readonly { name: string }[];
+  private readonly instructions: string;
 
   constructor(
     private readonly batch: BatchService,
@@ -72,6 +76,7 @@ export class McpService {
     @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
   ) {
     this.published = writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : PUBLISHED_TOOLS;
+    this.instructions = writes.enabled ? INSTRUCTIONS + WRITE_INSTRUCTIONS : INSTRUCTIONS;
   }
 
   /**
@@ -126,7 +131,7 @@ export class McpService {
           protocolVersion: negotiateVersion(params.protocolVersion),
           capabilities: { tools: { listChanged: false } },
           serverInfo: SERVER_INFO,
-          instructions: INSTRUCTIONS,
+          instructions: this.instructions,
         });
       case 'ping':
         return resultMessage(id, {});
