@@ -3,7 +3,7 @@ import type { Principal } from '../common/principal';
 import { ACCESS_CONFIG, AUTH_CONFIG } from '../config/config.tokens';
 import type { AccessConfig, AuthConfig, AuthMode } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
-import { compileAccess, mayCall, type CompiledAccess } from './domain/access-policy';
+import { compileAccess, mayCall, mayWrite, type CompiledAccess } from './domain/access-policy';
 
 /**
  * Who may see and call what (DESIGN §10), with the rules compiled once at boot. One function
@@ -28,5 +28,10 @@ export class AccessService {
   /** Whether `principal` may see and call a catalog tool. */
   mayCallTool(principal: Principal, tool: Pick<CatalogTool, 'backend' | 'name'>): boolean {
     return this.mayCall(principal, tool.backend, tool.name);
+  }
+
+  /** Whether `principal` may call a catalog tool through `invoke_tool` (issue 14). */
+  mayWriteTool(principal: Principal, tool: Pick<CatalogTool, 'backend' | 'name'>): boolean {
+    return mayWrite(principal, tool.backend, tool.name, this.compiled, this.mode);
   }
 }

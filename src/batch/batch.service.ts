@@ -6,9 +6,11 @@ import type { Entrypoint } from '../common/call-status';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { RouterError, statusOf, type RouterErrorCode } from '../common/router-error';
-import { BACKENDS_CONFIG, BUDGET_CONFIG } from '../config/config.tokens';
-import type { BackendConfig, BudgetConfig } from '../config/config.types';
-import { CursorService, type CursorBinding } from '../cursor/cursor.service';
+import { globToRegExp } from '../common/glob';
+import { BACKENDS_CONFIG, BUDGET_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
+import type { BackendConfig, BudgetConfig, WritesConfig } from '../config/config.types';
+import { CONFIRMATION_TTL_SECONDS, CursorService, type CursorBinding } from '../cursor/cursor.service';
+import type { CatalogTool } from '../registry/registry.types';
 import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { GateService } from '../gate/gate.service';
@@ -22,6 +24,7 @@ import { boundAnswer, draftItem, type Bounded, type CursorIssuer, type Page as P
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
 import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
 import { LogThrottle } from './domain/log-throttle';
+import { resultJson, textBlock } from './domain/model-content';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 import { failureWire, SINGLE_SHAPE, singleFailure, singleWire } from './domain/single-answer';
 
@@ -57,7 +60,16 @@ interface CallRecord {
    * HTTP body, which also carries the JSON-RPC frame.
    */
   bytes: number;
+  /** A write's confirmation id, issued or used (issue 14). */
+  confirmationId?: string;
 }
+
+/** The fields `invoke_tool` takes (issue 14): a read call's, without `cursor`, plus `confirm`. */
+const WRITE_FIELDS = new Set(['name', 'server', 'arguments', 'confirm']);
+const MAX_CONFIRM_CHARS = 2048;
+
+/** A write taken as far as the backend, or stopped to ask for confirmation. */
+type DispatchedWrite = (Dispatched | { confirmation: { answer: ReadAnswer; wire: string }; argsDigest: string }) & { confirmationId?: string };
 
 /** A batch refused whole, before anything was dispatched (DESIGN §5). */
 export interface BatchRejection {
@@ -76,6 +88,8 @@ export class BatchService {
   private readonly backendNames: ReadonlySet<string>;
   private readonly logger = new Logger(BatchService.name);
   private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
+  private readonly writeAllow: readonly RegExp[];
+  private readonly writeDeny: readonly RegExp[];
 
   constructor(
     private readonly registry: RegistryService,
@@ -90,8 +104,35 @@ export class BatchService {
     private readonly lifecycle: LifecycleService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
+    @Inject(WRITES_CONFIG) writes: WritesConfig,
   ) {
     this.backendNames = new Set(backendConfigs.map((b) => b.name));
+    this.writeAllow = writes.enabled ? writes.allow.map(globToRegExp) : [];
+    this.writeDeny = writes.deny.map(globToRegExp);
+  }
+
+  /**
+   * `invoke_tool` (issue 14): one call of a tool that is not read-only, through the same seam as a
+   * read, within the single-call budget. A destructive tool runs only with a confirmation token
+   * issued for this principal, tool and arguments by an earlier call. Never retried, never batched.
+   */
+  async write(raw: Record<string, unknown>, principal: Principal): Promise<SingleRead> {
+    const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
+    const started = performance.now();
+    const dispatched = await this.dispatchWrite(raw, principal);
+    let answer: ReadAnswer;
+    let wire: string;
+    if ('confirmation' in dispatched) {
+      ({ answer, wire } = dispatched.confirmation);
+    } else {
+      // A write is never called again to resume it: its result is cut without a cursor.
+      const bounded = dispatched.page ? this.bound(dispatched.page, budget, false) : dispatched;
+      answer = 'code' in bounded ? bounded.answer : bounded.value;
+      wire = 'code' in bounded ? failureWire(singleFailure(bounded.answer, bounded.code)) : singleWire(bounded);
+    }
+    const record = { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(wire), confirmationId: dispatched.confirmationId };
+    this.finish('invoke_tool', answer, record);
+    return { answer, wire };
   }
 
   /**
@@ -203,6 +244,62 @@ export class BatchService {
     return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), from, binding }, argsDigest: digest };
   }
 
+  /** The write seam: resolve (by write permission) → trust → gate → writes policy → confirmation → rate limit → dispatch. */
+  private async dispatchWrite(raw: Record<string, unknown>, principal: Principal): Promise<DispatchedWrite> {
+    const invalid = (message: string): DispatchedWrite => ({ answer: failure(nameOf(raw), null, new RouterError('invalid_call', message)), code: 'invalid_call', argsDigest: null });
+    if (Object.keys(raw).some((k) => !WRITE_FIELDS.has(k))) return invalid(`unknown field(s); allowed: ${[...WRITE_FIELDS].join(', ')}`);
+    const { confirm, ...rest } = raw;
+    if (confirm !== undefined && (typeof confirm !== 'string' || confirm.length < 1 || confirm.length > MAX_CONFIRM_CHARS)) {
+      return invalid(`\`confirm\` must be a string of 1..${MAX_CONFIRM_CHARS} characters`);
+    }
+    const checked = checkReadCall(rest);
+    if (!checked.ok) return invalid(checked.message);
+    const call = checked.call;
+    const args = canonicalArguments(call.arguments);
+    const digest = argumentsDigest(args);
+    const answer = (tool: string, server: string | null, err: RouterError): DispatchedWrite => ({ answer: failure(tool, server, err), code: err.code, argsDigest: digest });
+    // A tool the caller may not write is unknown to this entrypoint, exactly as on the read path.
+    const resolve = () => this.registry.resolve(call.name, call.server, (tool) => this.access.mayWriteTool(principal, tool));
+    let resolution = resolve();
+    const settling = resolution.kind === 'found' ? this.backends.toolsSettled(resolution.tool.backend) : undefined;
+    if (settling && resolution.kind === 'found') {
+      const { name, backend } = resolution.tool;
+      if (!(await settling)) return answer(name, backend, new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time'));
+      resolution = resolve();
+    }
+    if (resolution.kind === 'unknown') return answer(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
+    if (resolution.kind === 'ambiguous') {
+      const message = `several backends serve a tool of this name; name one with \`server\`: ${resolution.servers.join(', ')}`;
+      return answer(call.name, null, new RouterError('unknown_tool', message));
+    }
+    const { tool } = resolution;
+    const quarantine = this.trust.quarantineReason(tool);
+    if (quarantine !== undefined) return answer(tool.name, tool.backend, new RouterError('blocked', quarantine));
+    // A read-only tool (by the gate, or annotated so and denied on the read path) is never written.
+    if (this.gate.decide(tool).readOnly || tool.annotations?.readOnlyHint === true) {
+      return answer(tool.name, tool.backend, new RouterError('blocked', 'this tool is read-only: call it with invoke_read_tool'));
+    }
+    const key = `${tool.backend}:${tool.name}`;
+    if (this.writeDeny.some((re) => re.test(key)) || !this.writeAllow.some((re) => re.test(key))) {
+      return answer(tool.name, tool.backend, new RouterError('blocked', "the operator's writes policy does not allow this tool"));
+    }
+    let confirmationId: string | undefined;
+    if (needsConfirmation(tool, args)) {
+      const binding = { principal: principal.id, backend: tool.backend, tool: tool.name, argsDigest: digest };
+      if (confirm === undefined) {
+        const issued = this.cursors.issueConfirmation(binding);
+        return { confirmation: confirmationAnswer(tool, Object.keys(args), issued.token), argsDigest: digest, confirmationId: issued.id };
+      }
+      const used = this.cursors.useConfirmation(confirm as string, binding);
+      if (!used.ok) return answer(tool.name, tool.backend, new RouterError('blocked', confirmationMessage(used.reason)));
+      confirmationId = used.id;
+    }
+    const outcome = await this.unlessStopped(() => this.callBackend(tool.backend, tool.name, args, principal.id));
+    if (outcome instanceof RouterError) return { ...answer(tool.name, tool.backend, outcome), confirmationId };
+    const binding: CursorBinding = { backend: tool.backend, tool: tool.name, argsDigest: digest, principal: principal.id };
+    return { page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome), binding }, argsDigest: digest, confirmationId };
+  }
+
   /**
    * Takes a rate-limit token, then calls the backend, timed. Only a call that passed every local
    * check gets here, so refusals cost no token (DESIGN §7). Failures come back as values.
@@ -272,9 +369,10 @@ export class BatchService {
     }
   }
 
-  /** Cuts a page to the single call's budget, issuing cursors bound to the page's call. */
-  private bound(page: Page, budget: Budget): Bounded | { answer: ReadAnswer; code: RouterErrorCode } {
-    return boundAnswer(page, budget, SINGLE_SHAPE, this.issuerFor(page)) ?? { answer: tooLarge(page), code: 'response_too_large' };
+  /** Cuts a page to the single call's budget, issuing cursors bound to the page's call when `resumable`. */
+  private bound(page: Page, budget: Budget, resumable = true): Bounded | { answer: ReadAnswer; code: RouterErrorCode } {
+    const issuer = resumable ? this.issuerFor(page) : undefined;
+    return boundAnswer(page, budget, SINGLE_SHAPE, issuer) ?? { answer: tooLarge(page), code: 'response_too_large' };
   }
 
   private issuerFor(page: Page): CursorIssuer {
@@ -306,7 +404,52 @@ export class BatchService {
       responseBytes: call.bytes,
       correlationId: currentRequestId(),
       traceparent: currentTraceparent(),
+      ...(call.confirmationId !== undefined ? { confirmationId: call.confirmationId } : {}),
     });
+  }
+}
+
+/** Names of a preview parameter: `dry_run`, and `dryRun` as the reference filesystem server spells it. */
+const DRY_RUN_PARAMETERS = ['dry_run', 'dryRun'];
+
+/**
+ * A destructive tool (`destructiveHint` true or missing, as MCP defaults it) needs confirmation,
+ * unless it has a dry-run parameter and is called with it set to true (a preview).
+ */
+function needsConfirmation(tool: CatalogTool, args: Record<string, unknown>): boolean {
+  if (tool.annotations?.destructiveHint === false) return false;
+  const properties = tool.inputSchema.properties;
+  if (typeof properties !== 'object' || properties === null) return true;
+  return !DRY_RUN_PARAMETERS.some((p) => Object.hasOwn(properties, p) && args[p] === true);
+}
+
+/** The answer that asks for confirmation: what would be called, with argument names, never values. */
+function confirmationAnswer(tool: CatalogTool, argumentNames: string[], token: string): { answer: ReadAnswer; wire: string } {
+  const answer: ReadAnswer = { tool: tool.name, server: tool.backend, status: 'confirmation_required' };
+  const value = {
+    ok: false,
+    ...answer,
+    summary: { tool: tool.name, server: tool.backend, argument_names: argumentNames },
+    message:
+      'This tool may change or delete data. To run it, call invoke_tool again with the same name, server and ' +
+      `arguments plus \`confirm\` set to \`confirmation\` (single use, within ${CONFIRMATION_TTL_SECONDS} s).`,
+    confirmation: token,
+    confirmation_expires_in_seconds: CONFIRMATION_TTL_SECONDS,
+  };
+  const json = JSON.stringify(value);
+  return { answer, wire: resultJson([JSON.stringify(textBlock(json))], json, false) };
+}
+
+function confirmationMessage(reason: string): string {
+  switch (reason) {
+    case 'used':
+      return 'the confirmation was already used; call without `confirm` for a new one';
+    case 'expired':
+      return 'the confirmation has expired; call without `confirm` for a new one';
+    case 'mismatch':
+      return 'the confirmation was issued for another caller, tool or arguments';
+    default:
+      return 'the confirmation is not one this router issued';
   }
 }
 

@@ -2,8 +2,8 @@
  * The final status of one read call (DESIGN §5). A closed union: it is both the wire value and the
  * Prometheus label set, so a new status fails to compile wherever statuses are mapped.
  */
-export const CALL_STATUSES = ['ok', 'error', 'blocked', 'unknown_tool', 'invalid_cursor', 'invalid_call'] as const;
+export const CALL_STATUSES = ['ok', 'error', 'blocked', 'unknown_tool', 'invalid_cursor', 'invalid_call', 'confirmation_required'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 /** Which published tool a call came through; a closed label set for metrics and audit. */
-export type Entrypoint = 'invoke_read_tool' | 'batch';
+export type Entrypoint = 'invoke_read_tool' | 'batch' | 'invoke_tool';

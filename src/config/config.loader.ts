@@ -102,7 +102,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
 }
 
 type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit'> &
-  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust'>>;
+  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes'>>;
 
 function buildConfig(
   raw: unknown,
@@ -134,6 +134,7 @@ function buildConfig(
     ...buildSecurity(file, listenHost, configDir, problems),
     discovery: discoveryOf(file.discovery, problems),
     trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
+    writes: { enabled: file.writes?.enabled === true, allow: file.writes?.allow ?? [], deny: file.writes?.deny ?? [] },
   };
 }
 

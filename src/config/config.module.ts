@@ -13,8 +13,9 @@ import {
   POLICY_CONFIG,
   ROUTER_CONFIG,
   TRUST_CONFIG,
+  WRITES_CONFIG,
 } from './config.tokens';
-import type { AccessConfig, AuditConfig, AuthConfig, DiscoveryConfig, LifecycleConfig, RouterConfig, TrustConfig } from './config.types';
+import type { AccessConfig, AuditConfig, AuthConfig, DiscoveryConfig, LifecycleConfig, RouterConfig, TrustConfig, WritesConfig } from './config.types';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
 import { DEFAULT_RELIST_SECONDS } from './domain/trust-settings';
 
@@ -33,6 +34,7 @@ const DEFAULT_AUTH: AuthConfig = { mode: 'none', allowInsecure: false };
 const DEFAULT_ACCESS: AccessConfig = {};
 const DEFAULT_AUDIT: AuditConfig = { sink: 'stdout' };
 const DEFAULT_DISCOVERY: DiscoveryConfig = {};
+const DEFAULT_WRITES: WritesConfig = { enabled: false, allow: [], deny: [] };
 const DEFAULT_TRUST: TrustConfig = { mode: 'off', approveNewBackends: false, relistSeconds: DEFAULT_RELIST_SECONDS };
 
 /** Provides the validated config and its slices. Global: every module reads config, none owns it. */
@@ -52,6 +54,7 @@ export class ConfigModule {
       { provide: AUDIT_CONFIG, useValue: config.audit ?? DEFAULT_AUDIT },
       { provide: DISCOVERY_CONFIG, useValue: config.discovery ?? DEFAULT_DISCOVERY },
       { provide: TRUST_CONFIG, useValue: config.trust ?? DEFAULT_TRUST },
+      { provide: WRITES_CONFIG, useValue: config.writes ?? DEFAULT_WRITES },
     ];
     return {
       module: ConfigModule,

@@ -128,6 +128,15 @@ export class AccessRuleDto {
   /** `*` matches every principal, including one with no groups (the anonymous caller of mode `none`). */
   @IsArray() @ArrayNotEmpty() @IsString({ each: true }) @Matches(GROUP, { each: true, message: GROUP_MESSAGE }) groups!: string[];
   @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) allow!: string[];
+  /** What these groups may also call through `invoke_tool`, within `writes.allow` (issue 14). */
+  @IsOptional() @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) write?: string[];
+}
+
+/** `writes` (issue 14, part 2): the write path, off unless enabled. */
+export class WritesDto {
+  @IsOptional() @IsBoolean() enabled?: boolean;
+  @IsOptional() @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) allow?: string[];
+  @IsOptional() @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) deny?: string[];
 }
 
 export class AuditDto {
@@ -169,4 +178,5 @@ export class FileConfigDto {
   @IsOptional() @ValidateNested() @Type(() => AuditDto) audit?: AuditDto;
   @IsOptional() @ValidateNested() @Type(() => DiscoveryDto) discovery?: DiscoveryDto;
   @IsOptional() @ValidateNested() @Type(() => TrustDto) trust?: TrustDto;
+  @IsOptional() @ValidateNested() @Type(() => WritesDto) writes?: WritesDto;
 }

@@ -11,3 +11,4 @@ export const ACCESS_CONFIG = Symbol('centralmcp-router:config:access');
 export const AUDIT_CONFIG = Symbol('centralmcp-router:config:audit');
 export const DISCOVERY_CONFIG = Symbol('centralmcp-router:config:discovery');
 export const TRUST_CONFIG = Symbol('centralmcp-router:config:trust');
+export const WRITES_CONFIG = Symbol('centralmcp-router:config:writes');

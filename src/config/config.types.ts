@@ -147,6 +147,8 @@ export interface AccessRule {
   groups: string[];
   /** `backend:tool` globs, as in `policy.readOnly`; an empty list denies everything to those groups. */
   allow: string[];
+  /** `backend:tool` globs these groups may also call through `invoke_tool` (issue 14); default none. */
+  write?: string[];
 }
 
 export interface AccessConfig {
@@ -200,6 +202,17 @@ export interface TrustConfig {
   relistSeconds: number;
 }
 
+/**
+ * The write path (issue 14, part 2): `invoke_tool` is published only when `enabled`, and calls only
+ * tools matched by `allow` and not by `deny` (deny wins), for a caller whose access rule grants them.
+ */
+export interface WritesConfig {
+  enabled: boolean;
+  /** `backend:tool` globs. */
+  allow: string[];
+  deny: string[];
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 export interface RouterConfig {
@@ -229,4 +242,6 @@ export interface RouterConfig {
   discovery?: DiscoveryConfig;
   /** Optional (default: mode off, re-list every 300 s); read it through TRUST_CONFIG. */
   trust?: TrustConfig;
+  /** Optional (default: disabled); read it through WRITES_CONFIG. */
+  writes?: WritesConfig;
 }

@@ -8,14 +8,14 @@ import { refusalBody } from '../auth/domain/bearer';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { EdgeError, edgeErrorAnswer } from './mcp.errors';
-import { HTTP_CONFIG } from '../config/config.tokens';
-import type { HttpConfig } from '../config/config.types';
+import { HTTP_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
+import type { HttpConfig, WritesConfig } from '../config/config.types';
 import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
 import { negotiateVersion, PROTOCOL_VERSION_HEADER, versionHeaderProblem } from './domain/protocol-versions';
 import { guardRequest } from './domain/request-guard';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
 import { checkFindToolInput } from './domain/find-tool-input';
-import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, PUBLISHED_TOOLS } from './published-tools';
+import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
 
 /**
  * What the controller sends back: an HTTP status, headers and, unless 202, a JSON body: a value
@@ -51,6 +51,9 @@ const INSTRUCTIONS =
   'This router fronts many MCP servers. Use find_tool to search their tools, then invoke_read_tool ' +
   'with the exact name (and server) to call a read-only one, or invoke_read_tool_batch for up to 25 ' +
   'read-only calls in one round trip.';
+const WRITE_INSTRUCTIONS =
+  ' Tools that change something go through invoke_tool; a destructive one first answers ' +
+  'confirmation_required with a `confirmation` to pass back as `confirm` with the same call.';
 
 /**
  * Stateless MCP over Streamable HTTP (spec 2025-06-18 "Transports"): each POST carries one
@@ -60,6 +63,9 @@ const INSTRUCTIONS =
 @Injectable()
 export class McpService {
   private readonly logger = new Logger(McpService.name);
+  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (issue 14). */
+  private readonly published: readonly { name: string }[];
+  private readonly instructions: string;
 
   constructor(
     private readonly batch: BatchService,
@@ -67,7 +73,11 @@ export class McpService {
     private readonly auth: AuthService,
     private readonly audit: AuditService,
     @Inject(HTTP_CONFIG) private readonly http: HttpConfig,
-  ) {}
+    @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
+  ) {
+    this.published = writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : PUBLISHED_TOOLS;
+    this.instructions = writes.enabled ? INSTRUCTIONS + WRITE_INSTRUCTIONS : INSTRUCTIONS;
+  }
 
   /**
    * Checks the edge (Host, Origin), then who is calling (DESIGN §10): from the request's head
@@ -121,12 +131,12 @@ export class McpService {
           protocolVersion: negotiateVersion(params.protocolVersion),
           capabilities: { tools: { listChanged: false } },
           serverInfo: SERVER_INFO,
-          instructions: INSTRUCTIONS,
+          instructions: this.instructions,
         });
       case 'ping':
         return resultMessage(id, {});
       case 'tools/list':
-        return resultMessage(id, { tools: PUBLISHED_TOOLS });
+        return resultMessage(id, { tools: this.published });
       case 'tools/call':
         return this.callTool(id, params, principal);
       default:
@@ -164,10 +174,17 @@ export class McpService {
         if ('rejected' in outcome) return refusalResult(refusal(outcome.rejected.code, outcome.rejected.message));
         return outcome.wire;
       }
+      case INVOKE_TOOL:
+        if (this.writes.enabled) return (await this.batch.write(args, principal)).wire;
+        return this.unknownTool();
       default:
-        // As the SDK's own server does: a tool error the client shows to the model (DESIGN §1).
-        return refusalResult(refusal('unknown_tool', `This router publishes ${PUBLISHED_TOOLS.map((t) => t.name).join(', ')} only`));
+        return this.unknownTool();
     }
+  }
+
+  /** As the SDK's own server does: a tool error the client shows to the model (DESIGN §1). */
+  private unknownTool(): string {
+    return refusalResult(refusal('unknown_tool', `This router publishes ${this.published.map((t) => t.name).join(', ')} only`));
   }
 }
 

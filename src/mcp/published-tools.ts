@@ -9,6 +9,7 @@ import { FIND_TOOL_LIMITS } from './domain/find-tool-input';
 export const FIND_TOOL = 'find_tool';
 export const INVOKE_READ_TOOL = 'invoke_read_tool';
 export const INVOKE_READ_TOOL_BATCH = 'invoke_read_tool_batch';
+export const INVOKE_TOOL = 'invoke_tool';
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
@@ -97,3 +98,30 @@ export const PUBLISHED_TOOLS = [
     annotations: { title: 'Call several read-only tools', ...readOnly },
   },
 ] as const;
+
+/**
+ * The write path (issue 14), published only when the operator enables `writes`: one call of a tool
+ * that is not read-only, with a confirmation round trip for destructive ones.
+ */
+export const INVOKE_TOOL_DEFINITION = {
+  name: INVOKE_TOOL,
+  title: 'Call a tool that changes something',
+  description:
+    'Call one backend tool that is not read-only (read-only ones go through invoke_read_tool), by its exact ' +
+    'name from find_tool. A tool that may destroy data first answers `status: confirmation_required` with a ' +
+    'summary and a `confirmation`: call again with the same name, server and arguments plus `confirm` set ' +
+    'to it to run the tool (single use, valid 120 s). A tool with a `dry_run` parameter runs without ' +
+    'confirmation when called with `dry_run: true`. Never retried.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, description: 'Exact tool name from find_tool.' },
+      server: { type: 'string', minLength: 1, maxLength: MAX_SERVER_CHARS, description: 'Backend name from find_tool; needed when several backends share the name.' },
+      arguments: { type: 'object', description: "The tool's arguments (at most 20,000 bytes as JSON, 8 levels deep).", additionalProperties: true },
+      confirm: { type: 'string', minLength: 1, maxLength: 2048, description: 'The `confirmation` from the answer that asked for it, for the same call.' },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  },
+  annotations: { title: 'Call a tool that changes something', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+} as const;

@@ -56,7 +56,7 @@ describe('MetricsService in the real module graph', () => {
   test('the status-labelled series exist at 0 from the start, for every backend and "none"', async () => {
     const json = await metrics.registry.getMetricsAsJSON();
     const calls = json.find((m) => m.name === `${METRICS_PREFIX}calls_total`);
-    assert.equal(calls?.values.length, 2 * 2 * 6, 'entrypoints × (files, none) × statuses');
+    assert.equal(calls?.values.length, 3 * 2 * 7, 'entrypoints × (files, none) × statuses');
     assert.equal(valueOf(json, 'calls_total', { entrypoint: 'batch', backend: 'files', status: 'invalid_cursor' }), 0);
     assert.equal(valueOf(json, 'cursor_rejections_total', { reason: 'bad_signature' }), 0);
     assert.equal(valueOf(json, 'batches_total', { outcome: 'partial' }), 0);

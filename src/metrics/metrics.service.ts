@@ -29,7 +29,7 @@ export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 
 // Runtime lists of the closed unions. Written as records so that a member added to a union
 // fails to compile here until it is listed (and so pre-initialised below).
-const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true } satisfies Record<Entrypoint, true>);
+const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true, invoke_tool: true } satisfies Record<Entrypoint, true>);
 const BATCH_OUTCOMES = keysOf({ ok: true, partial: true, rejected: true } satisfies Record<BatchOutcome, true>);
 const CURSOR_REJECTIONS = keysOf({ malformed: true, bad_signature: true, expired: true, mismatch: true } satisfies Record<CursorRejection, true>);
 /** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */
@@ -86,7 +86,7 @@ export class MetricsService {
 
     this.calls = new Counter({
       name: name('calls_total'),
-      help: 'Read calls by entrypoint, backend and final status; one per invoke_read_tool call and per batch entry.',
+      help: 'Calls by entrypoint, backend and final status; one per invoke_read_tool or invoke_tool call and per batch entry.',
       labelNames: ['entrypoint', 'backend', 'status'],
       registers,
     });
@@ -345,7 +345,7 @@ export class MetricsService {
 
   /**
    * Creates the status-labelled series at 0, so `rate()` and `increase()` see the first event
-   * instead of a series that appears out of nowhere. Bounded: (backends + 1) × 6 statuses × 2
+   * instead of a series that appears out of nowhere. Bounded: (backends + 1) × 7 statuses × 3
    * entrypoints for calls; the per-bucket series only for buckets that exist.
    */
   private zeroSeries(configs: readonly BackendConfig[], restarts: Counter<'backend'>): void {

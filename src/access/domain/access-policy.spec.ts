@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANONYMOUS, type Principal } from '../../common/principal';
-import { compileAccess, mayCall } from './access-policy';
+import { compileAccess, mayCall, mayWrite } from './access-policy';
 
 const alice: Principal = { id: 'alice', groups: ['readers'] };
 const ivan: Principal = { id: 'ivan', groups: ['readers', 'interns'] };
@@ -55,4 +55,18 @@ test('auth on without an access block fails closed', () => {
   assert.equal(mayCall(alice, 'files', 'read_file', compileAccess(undefined), 'apiKeys'), false);
   assert.equal(mayCall(alice, 'files', 'read_file', compileAccess(undefined), 'jwt'), false);
   assert.equal(mayCall(alice, 'files', 'read_file', compileAccess([]), 'jwt'), false);
+});
+
+test('write permission is separate from read permission, decided by the same first rule', () => {
+  const writing = compileAccess([
+    { groups: ['interns'], allow: ['*'] },
+    { groups: ['editors'], allow: ['files:*'], write: ['files:write_*'] },
+  ]);
+  const eve: Principal = { id: 'eve', groups: ['editors'] };
+  assert.equal(mayWrite(eve, 'files', 'write_file', writing, 'jwt'), true);
+  assert.equal(mayWrite(eve, 'files', 'move_file', writing, 'jwt'), false);
+  assert.equal(mayWrite({ id: 'ivan', groups: ['interns', 'editors'] }, 'files', 'write_file', writing, 'jwt'), false, 'interns come first and write nothing');
+  assert.equal(mayWrite(alice, 'files', 'write_file', rules, 'apiKeys'), false, 'a rule without write grants no write');
+  assert.equal(mayWrite(ANONYMOUS, 'files', 'write_file', compileAccess(undefined), 'none'), true);
+  assert.equal(mayWrite(ANONYMOUS, 'files', 'write_file', compileAccess(undefined), 'jwt'), false);
 });

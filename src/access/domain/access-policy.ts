@@ -9,6 +9,7 @@ export const ANY_GROUP = '*';
 export interface CompiledRule {
   readonly groups: ReadonlySet<string>;
   readonly allow: readonly RegExp[];
+  readonly write: readonly RegExp[];
 }
 
 /** The access rules, compiled; `undefined` rules means the config had no `access` block at all. */
@@ -19,7 +20,7 @@ export interface CompiledAccess {
 /** Compiles the `access` rules (DESIGN §10); `undefined` when the config has no `access` block. */
 export function compileAccess(rules: readonly AccessRule[] | undefined): CompiledAccess {
   if (rules === undefined) return {};
-  return { rules: rules.map((r) => ({ groups: new Set(r.groups), allow: r.allow.map(globToRegExp) })) };
+  return { rules: rules.map((r) => ({ groups: new Set(r.groups), allow: r.allow.map(globToRegExp), write: (r.write ?? []).map(globToRegExp) })) };
 }
 
 /**
@@ -36,4 +37,17 @@ export function mayCall(principal: Principal, backend: string, tool: string, com
   if (rule === undefined) return false;
   const key = `${backend}:${tool}`;
   return rule.allow.some((re) => re.test(key));
+}
+
+/**
+ * Whether `principal` may call `backend:tool` through `invoke_tool` (issue 14): the same first
+ * matching rule decides, by its `write` globs, which are separate from `allow`. With no `access`
+ * block (auth mode `none` only) the operator's `writes.allow` alone decides, as `allow` does for reads.
+ */
+export function mayWrite(principal: Principal, backend: string, tool: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
+  if (compiled.rules === undefined) return authMode === 'none';
+  const rule = compiled.rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
+  if (rule === undefined) return false;
+  const key = `${backend}:${tool}`;
+  return rule.write.some((re) => re.test(key));
 }

@@ -71,3 +71,11 @@ test('an authentication failure has a closed reason and no credential', () => {
   });
   assert.equal(JSON.parse(authFailureLine({ reason: 'Bearer eyJhbGciOi...', httpStatus: 401 }, 0)).reason, 'other');
 });
+
+test('a call through invoke_tool is a `write` line carrying its confirmation id', () => {
+  const line = JSON.parse(auditLine({ ...event, entrypoint: 'invoke_tool', status: 'confirmation_required', confirmationId: 'Zm9vYmFyYmF6cXV4cXV1eA' }, 0));
+  assert.equal(line.kind, 'write');
+  assert.equal(line.confirmationId, 'Zm9vYmFyYmF6cXV4cXV1eA');
+  assert.equal(JSON.parse(auditLine({ ...event, entrypoint: 'invoke_tool', confirmationId: 'not an id' }, 0)).confirmationId, undefined);
+  assert.equal(JSON.parse(auditLine(event, 0)).confirmationId, undefined);
+});

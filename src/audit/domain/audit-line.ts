@@ -19,6 +19,8 @@ export interface AuditEvent {
   correlationId?: string;
   /** The W3C `traceparent` header the client sent, when well-formed. */
   traceparent?: string;
+  /** A write's confirmation (issue 14): the id of the token issued or used; never the token. */
+  confirmationId?: string;
 }
 
 /** A request refused before any call was read: missing or bad credentials (401/400). */
@@ -61,7 +63,8 @@ const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{
 export function auditLine(event: AuditEvent, timeMs: number): string {
   return JSON.stringify({
     time: new Date(timeMs).toISOString(),
-    kind: 'call',
+    // A call through invoke_tool may change something: its lines are told apart (issue 14).
+    kind: event.entrypoint === 'invoke_tool' ? 'write' : 'call',
     principal: event.principal,
     entrypoint: event.entrypoint,
     backend: event.backend === null ? null : event.backend.slice(0, MAX_BACKEND_CHARS),
@@ -70,6 +73,7 @@ export function auditLine(event: AuditEvent, timeMs: number): string {
     status: event.status,
     durationMs: nonNegativeInt(event.durationMs),
     responseBytes: nonNegativeInt(event.responseBytes),
+    ...(event.confirmationId !== undefined && DIGEST.test(event.confirmationId) ? { confirmationId: event.confirmationId } : {}),
     ...traceFields(event),
   });
 }

@@ -63,3 +63,13 @@ test('the single call\'s wire is its envelope block, the backend\'s blocks, and 
   assert.ok(text.startsWith(wire.content[1].text), 'the page is the file\'s text itself, unescaped');
   assert.ok(wire.content[1].text.length > 1000);
 });
+
+test('without an issuer a cut carries no cursor and says it cannot be resumed', () => {
+  const base: ReadAnswer = { tool: 'write_file', server: 'files', status: 'ok' };
+  const bounded = boundAnswer({ base, result: results.items }, { maxBytes: 4096, maxItems: 200 }, SINGLE_SHAPE, undefined);
+  assert.ok(bounded);
+  assert.equal(bounded.value.truncated, true);
+  assert.equal(bounded.value.next_cursor, undefined);
+  assert.equal(bounded.value.bounds?.resumable, false);
+  assert.ok(Buffer.byteLength(singleWire(bounded)) <= 4096);
+});

@@ -49,9 +49,10 @@ export interface CursorIssuer {
  * (`shape.contentBytes` and the result's model blocks), fits `budget.maxBytes` (DESIGN §6). The page
  * is sized with room for a cursor; then the answer with the real cursor is measured, and if it is
  * still over, the page is re-cut with the overshoot removed. Returns the answer with the JSON of its
- * envelope, which was measured and is reused as is; undefined when no page fits.
+ * envelope, which was measured and is reused as is; undefined when no page fits. Without `cursors`
+ * (a write's result, which is never called again) a cut is not resumable and carries no cursor.
  */
-export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer): Bounded | undefined {
+export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer | undefined): Bounded | undefined {
   const { base, result, from } = page;
   const { envelope } = shape;
   // An answer is `base`, then `result`, then a cut's fields, and an envelope adds its fields before
@@ -87,9 +88,9 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
       if (measured?.candidate === outcome.result && measured.size <= budget.maxBytes) return whole;
       if (wholeBytes(whole) <= budget.maxBytes) return whole;
     }
-    const cursor = outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
+    const cursor = cursors && outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
     const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
-    const fields = cutFields(budget, reason, cursor, cursors.ttlSeconds);
+    const fields = cutFields(budget, reason, cursor, cursors?.ttlSeconds ?? 0);
     const cut = serialize({ ...base, result: outcome.result, ...fields }, tailOf(fields));
     const overshoot = wholeBytes(cut) - budget.maxBytes;
     if (overshoot <= 0) return cut;

@@ -148,3 +148,15 @@ test('CENTRALMCP_ROUTER_METRICS_PORT: optional, in range, not the main port', ()
   assert.deepEqual(problemsOf('', { CENTRALMCP_ROUTER_METRICS_PORT: 'nine' }), ['CENTRALMCP_ROUTER_METRICS_PORT: must be an integer from 1 to 65535']);
   assert.deepEqual(problemsOf('', { CENTRALMCP_ROUTER_METRICS_PORT: '8010' }), ['CENTRALMCP_ROUTER_METRICS_PORT: must differ from CENTRALMCP_ROUTER_PORT']);
 });
+
+test('writes: off by default; enabled with its globs; access rules may carry write globs', () => {
+  assert.deepEqual(load('').writes, { enabled: false, allow: [], deny: [] });
+  const config = load('writes: { enabled: true, allow: ["files:*"], deny: ["files:move_file"] }\naccess:\n  - { groups: [editors], allow: ["*"], write: ["files:*"] }\n');
+  assert.deepEqual(config.writes, { enabled: true, allow: ['files:*'], deny: ['files:move_file'] });
+  assert.deepEqual(config.access, { rules: [{ groups: ['editors'], allow: ['*'], write: ['files:*'] }] });
+  const problems = problemsOf('writes: { enabled: "yes", allow: "files:*", extra: 1 }\naccess:\n  - { groups: [a], allow: [], write: [""] }\n').join('\n');
+  assert.match(problems, /writes\.enabled/);
+  assert.match(problems, /writes\.allow/);
+  assert.match(problems, /writes\.extra/);
+  assert.match(problems, /access\.0\.write/);
+});
