@@ -192,6 +192,36 @@ export class BatchService {
     return finished;
   }
 
+  /**
+   * The part of the seam reads and writes share: resolve among the tools `permitted` admits, wait
+   * for a refresh the backend announced (issue 12: decided on the tools it announced), then refuse a
+   * quarantined definition, before any gate reads its annotations (they are what cannot be trusted).
+   */
+  private async resolveTrusted(
+    name: string,
+    server: string | undefined,
+    permitted: (tool: CatalogTool) => boolean,
+  ): Promise<{ tool: CatalogTool } | { refused: RouterError; name: string; server: string | null }> {
+    let resolution = this.registry.resolve(name, server, permitted);
+    if (resolution.kind === 'found') {
+      const settling = this.backends.toolsSettled(resolution.tool.backend);
+      if (settling !== undefined) {
+        const { name: toolName, backend } = resolution.tool;
+        if (!(await settling)) return { refused: new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time'), name: toolName, server: backend };
+        resolution = this.registry.resolve(name, server, permitted);
+      }
+    }
+    if (resolution.kind === 'unknown') return { refused: new RouterError('unknown_tool', unknownToolMessage(server)), name, server: server ?? null };
+    if (resolution.kind === 'ambiguous') {
+      const message = `several backends serve a tool of this name; name one with \`server\`: ${resolution.servers.join(', ')}`;
+      return { refused: new RouterError('unknown_tool', message), name, server: null };
+    }
+    const { tool } = resolution;
+    const quarantine = this.trust.quarantineReason(tool);
+    if (quarantine !== undefined) return { refused: new RouterError('blocked', quarantine), name: tool.name, server: tool.backend };
+    return { tool };
+  }
+
   /** The seam up to the backend's answer: every local refusal happens before any backend call. */
   private async dispatch(raw: unknown, principal: Principal): Promise<Dispatched> {
     const checked = checkReadCall(raw);
@@ -201,26 +231,9 @@ export class BatchService {
     const digest = argumentsDigest(args);
     const answer = (tool: string, server: string | null, err: RouterError): Dispatched => ({ answer: failure(tool, server, err), code: err.code, argsDigest: digest });
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
-    const resolve = () => this.registry.resolve(call.name, call.server, (tool) => this.access.mayCallTool(principal, tool));
-    let resolution = resolve();
-    // A backend that announced a change of its tools is decided on the tools it announced (issue 12).
-    const settling = resolution.kind === 'found' ? this.backends.toolsSettled(resolution.tool.backend) : undefined;
-    if (settling && resolution.kind === 'found') {
-      const { name, backend } = resolution.tool;
-      if (!(await settling)) return answer(name, backend, new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time'));
-      resolution = resolve();
-    }
-    if (resolution.kind === 'unknown') {
-      return answer(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
-    }
-    if (resolution.kind === 'ambiguous') {
-      const message = `several backends serve a tool of this name; name one with \`server\`: ${resolution.servers.join(', ')}`;
-      return answer(call.name, null, new RouterError('unknown_tool', message));
-    }
-    const { tool } = resolution;
-    // Before the gate: a quarantined definition's annotations are exactly what cannot be trusted.
-    const quarantine = this.trust.quarantineReason(tool);
-    if (quarantine !== undefined) return answer(tool.name, tool.backend, new RouterError('blocked', quarantine));
+    const found = await this.resolveTrusted(call.name, call.server, (candidate) => this.access.mayCallTool(principal, candidate));
+    if ('refused' in found) return answer(found.name, found.server, found.refused);
+    const { tool } = found;
     const decision = this.gate.decide(tool);
     if (!decision.readOnly) {
       const why =
@@ -259,22 +272,9 @@ export class BatchService {
     const digest = argumentsDigest(args);
     const answer = (tool: string, server: string | null, err: RouterError): DispatchedWrite => ({ answer: failure(tool, server, err), code: err.code, argsDigest: digest });
     // A tool the caller may not write is unknown to this entrypoint, exactly as on the read path.
-    const resolve = () => this.registry.resolve(call.name, call.server, (tool) => this.access.mayWriteTool(principal, tool));
-    let resolution = resolve();
-    const settling = resolution.kind === 'found' ? this.backends.toolsSettled(resolution.tool.backend) : undefined;
-    if (settling && resolution.kind === 'found') {
-      const { name, backend } = resolution.tool;
-      if (!(await settling)) return answer(name, backend, new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time'));
-      resolution = resolve();
-    }
-    if (resolution.kind === 'unknown') return answer(call.name, call.server ?? null, new RouterError('unknown_tool', unknownToolMessage(call.server)));
-    if (resolution.kind === 'ambiguous') {
-      const message = `several backends serve a tool of this name; name one with \`server\`: ${resolution.servers.join(', ')}`;
-      return answer(call.name, null, new RouterError('unknown_tool', message));
-    }
-    const { tool } = resolution;
-    const quarantine = this.trust.quarantineReason(tool);
-    if (quarantine !== undefined) return answer(tool.name, tool.backend, new RouterError('blocked', quarantine));
+    const found = await this.resolveTrusted(call.name, call.server, (candidate) => this.access.mayWriteTool(principal, candidate));
+    if ('refused' in found) return answer(found.name, found.server, found.refused);
+    const { tool } = found;
     // A read-only tool (by the gate, or annotated so and denied on the read path) is never written.
     if (this.gate.decide(tool).readOnly || tool.annotations?.readOnlyHint === true) {
       return answer(tool.name, tool.backend, new RouterError('blocked', 'this tool is read-only: call it with invoke_read_tool'));
