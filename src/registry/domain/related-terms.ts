@@ -1,4 +1,4 @@
-import { nearestInVocabulary, vocabularyVectors, wordnetRelated, type Lexicon, type VocabularyVectors } from './semantic';
+import { nearestInVocabulary, wordnetRelated, type Lexicon, type VocabularyVectors } from './semantic';
 import { normalizeTerm } from './terms';
 import type { TermWeight } from './tool-index';
 
@@ -71,11 +71,6 @@ export function relatedTerms(lexicon: Lexicon, word: string, catalog: CatalogWor
     if ((lexicon.rowOf.get(neighbour) ?? Infinity) >= GENERAL_WORDS) add(neighbour, NEIGHBOUR_WEIGHT * cos);
   }
   return [...best].map(([term, weight]) => ({ term, weight }));
-}
-
-/** The vectors of a catalog's plain words, for {@link CatalogWords.wordVectors}. */
-export function catalogWordVectors(lexicon: Lexicon, words: Iterable<string>): VocabularyVectors {
-  return vocabularyVectors(lexicon, words);
 }
 
 /** True when the lexicon knows the word (a vector or a WordNet lemma): a real word, not a typo. */

@@ -81,6 +81,8 @@ export interface IndexState {
    * every change.
    */
   readonly compiled: Map<string, unknown>;
+  /** The ranking's per-slot score arrays, reused by every query (see `ranking.ts`). */
+  scratch: { totals: Float64Array; best: Float64Array };
   /** Term normalization is the cost of indexing: each distinct token is normalized once. */
   readonly normalized: Map<string, string | null>;
   /** Bumped by every change, so a cache of answers knows when it is stale. */
@@ -221,6 +223,7 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     freeSlots: [],
     slotCount: 0,
     compiled: new Map(),
+    scratch: { totals: new Float64Array(0), best: new Float64Array(0) },
     normalized: new Map(),
     version: 0,
   };
