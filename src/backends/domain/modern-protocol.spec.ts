@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { headerValue, probeVerdict, readListenEvent, readToolsPage, relistDelayMs, requestHeaders, requestMeta, RELIST } from './modern-protocol';
+
+test('every modern request names the version, empty client capabilities and the router', () => {
+  assert.deepEqual(requestMeta({ name: 'r', version: '1' }), {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'r', version: '1' },
+  });
+});
+
+test('Mcp-Method always, Mcp-Name for a named request, encoded when not a plain header value (spec "Value Encoding")', () => {
+  assert.deepEqual(requestHeaders('tools/list'), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+  assert.equal(requestHeaders('tools/call', 'get_weather')['mcp-name'], 'get_weather');
+  assert.equal(headerValue('Hello, 世界'), '=?base64?SGVsbG8sIOS4lueVjA==?=');
+  assert.equal(headerValue(' padded '), '=?base64?IHBhZGRlZCA=?=');
+  assert.equal(headerValue('line1\nline2'), '=?base64?bGluZTEKbGluZTI=?=');
+  assert.equal(headerValue('=?base64?literal?='), '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=');
+  assert.equal(headerValue('a b'), 'a b');
+});
+
+test('the discover probe: a DiscoverResult naming 2026-07-28 is modern', () => {
+  assert.deepEqual(probeVerdict(200, { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2026-07-28'], capabilities: {} } }), { era: 'modern' });
+});
+
+test("the discover probe: a 2025 server's answers (no session, unknown method, 404, not JSON) mean legacy", () => {
+  assert.deepEqual(probeVerdict(400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } }), { era: 'legacy' });
+  assert.deepEqual(probeVerdict(200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } }), { era: 'legacy' });
+  assert.deepEqual(probeVerdict(404, undefined), { era: 'legacy' });
+  assert.deepEqual(probeVerdict(405, 'text'), { era: 'legacy' });
+});
+
+test('the discover probe: a modern error is never a reason to fall back, unless the server lists a 2025 version', () => {
+  const unsupported = (supported: string[]) => ({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x', data: { supported } } });
+  assert.deepEqual(probeVerdict(400, unsupported(['2025-11-25'])), { era: 'legacy' });
+  const none = probeVerdict(400, unsupported(['2027-01-01']));
+  assert.equal(none.era, 'none');
+  assert.match((none as { reason: string }).reason, /2027-01-01/);
+  assert.equal(probeVerdict(400, { jsonrpc: '2.0', id: 1, error: { code: -32020, message: 'mismatch' } }).era, 'none');
+  assert.equal(probeVerdict(200, { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2027-01-01'] } }).era, 'none');
+});
+
+test('a tools/list page keeps its tools, cursor and TTL; a negative or missing TTL is 0', () => {
+  assert.deepEqual(readToolsPage({ tools: [{ name: 'a' }], nextCursor: 'n', ttlMs: 5000, cacheScope: 'public' }), { tools: [{ name: 'a' }], nextCursor: 'n', ttlMs: 5000 });
+  assert.equal(readToolsPage({ tools: [], ttlMs: -3 })?.ttlMs, 0);
+  assert.equal(readToolsPage({ tools: [] })?.ttlMs, 0);
+  assert.equal(readToolsPage({ tools: 'x' }), undefined);
+  assert.equal(readToolsPage({ tools: [], nextCursor: 7 }), undefined);
+});
+
+test('re-list schedule: the TTL within bounds plus up to 10% jitter; TTL 0 relies on notifications when listening', () => {
+  assert.equal(relistDelayMs(5_000, true, 0), 5_000);
+  assert.equal(relistDelayMs(5_000, false, 0.5), 5_250);
+  assert.equal(relistDelayMs(10, false, 0), RELIST.minMs);
+  assert.equal(relistDelayMs(10 ** 12, false, 0.9), RELIST.maxMs);
+  assert.equal(relistDelayMs(0, true, 0.3), undefined);
+  assert.equal(relistDelayMs(0, false, 0), RELIST.unannouncedMs);
+});
+
+test('listen stream: acknowledgment, tools change, graceful close; other subscriptions and kinds are ignored', () => {
+  const meta = (id: unknown) => ({ 'io.modelcontextprotocol/subscriptionId': id });
+  assert.deepEqual(
+    readListenEvent({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: meta('s1') } }, 's1'),
+    { kind: 'acknowledged', toolsListChanged: true },
+  );
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s1') } }, 's1'), { kind: 'tools_changed' });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s2') } }, 's1'), { kind: 'other' });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', id: 's1', result: { resultType: 'complete' } }, 's1'), { kind: 'closed' });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: {} }, 's1'), { kind: 'other' });
+});
