@@ -5,13 +5,26 @@ import { RouterError } from '../common/router-error';
 import { ResponseTooLargeError } from './backend-transports';
 import type { BackendToolResult } from './backends.types';
 import { backendFailure } from './domain/backend-failures';
-import { type CallAnswer, outcomeOf, readCallAnswer } from './domain/call-answer';
+import { outcomeOf, readCallAnswer } from './domain/call-answer';
+import { requestHeaders } from './domain/modern-protocol';
 import { SseReader } from './domain/sse-reader';
 
-/** What the SDK transport agreed with the backend in `initialize` (Streamable HTTP, spec 2025-06-18). */
+/**
+ * How a request is addressed to the backend. 2025 eras: what the SDK transport agreed in
+ * `initialize` (Streamable HTTP, spec 2025-06-18). 2026-07-28: no session; `envelope` is the
+ * `_meta` every request carries, and the POST gets the `Mcp-Method`/`Mcp-Name` headers.
+ */
 export interface HttpSessionInfo {
   sessionId?: string;
   protocolVersion?: string;
+  envelope?: { meta: Record<string, unknown> };
+}
+
+/** A JSON-RPC exchange outside the hot path (`server/discover`, `tools/list`, …): status and message. */
+export interface HttpRpcAnswer {
+  status: number;
+  /** The answer to the request, or, for a JSON body, whatever message it held; undefined if not JSON. */
+  message: unknown;
 }
 
 export interface HttpCallClientOptions {
@@ -85,14 +98,53 @@ export class HttpCallClient {
   /** Calls one tool; rejects with a RouterError, or HttpConnectionLostError when the backend is gone. */
   async callTool(session: HttpSessionInfo, tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<BackendToolResult> {
     const id = `${ID_PREFIX}${++this.nextId}`;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args } });
-    const exchange = { session, id, body, deadline: Date.now() + timeoutMs, timeoutMs };
+    const params = { name: tool, arguments: args, ...(session.envelope ? { _meta: session.envelope.meta } : {}) };
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
+    const { backend } = this.options;
+    const exchange: Exchange<BackendToolResult> = {
+      session, id, body, method: 'tools/call', name: tool, deadline: Date.now() + timeoutMs, timeoutMs, errorStatusAnswers: false,
+      read: (message, inStream) => {
+        const answer = message === UNREADABLE ? ({ kind: 'malformed' } as const) : readCallAnswer(message, id);
+        // In an event stream, other messages are skipped (as the SDK client does); a JSON body is
+        // the one answer, whatever it holds.
+        if (inStream && (answer.kind === 'other' || message === UNREADABLE)) return undefined;
+        return outcomeOf(answer, backend);
+      },
+    };
     try {
       return await this.post(exchange);
     } catch (err) {
-      if (err instanceof RouterError && err.code === 'backend_timeout') this.cancel(session, id);
+      // 2026-07-28 over HTTP: the torn-down request is the cancellation (spec "Cancellation").
+      if (err instanceof RouterError && err.code === 'backend_timeout' && !session.envelope) this.cancel(session, id);
       // Node's docs: a reused keep-alive socket the server closed as the request went out; the
       // request never reached the server, so it is sent once more.
+      if (!(err instanceof StaleSocketError)) throw err;
+      return this.post(exchange);
+    }
+  }
+
+  /**
+   * One JSON-RPC request outside the hot path, on the same pool, cap and deadline. A 4xx answer
+   * with a JSON body is an answer too (a 2026-07-28 server sends its version errors so), and so is
+   * a body that is not JSON (`message` undefined): the caller judges them.
+   */
+  async request(session: HttpSessionInfo, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<HttpRpcAnswer> {
+    const id = `${ID_PREFIX}${++this.nextId}`;
+    const withMeta = session.envelope ? { ...params, _meta: session.envelope.meta } : params;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: withMeta });
+    let status = 0;
+    const exchange: Exchange<HttpRpcAnswer> = {
+      session, id, body, method, deadline: Date.now() + timeoutMs, timeoutMs, errorStatusAnswers: true,
+      onStatus: (s) => (status = s),
+      read: (message, inStream) => {
+        const mine = typeof message === 'object' && message !== null && (message as { id?: unknown }).id === id;
+        if (inStream && !mine) return undefined;
+        return { status, message: message === UNREADABLE ? undefined : message };
+      },
+    };
+    try {
+      return await this.post(exchange);
+    } catch (err) {
       if (!(err instanceof StaleSocketError)) throw err;
       return this.post(exchange);
     }
@@ -103,14 +155,14 @@ export class HttpCallClient {
     this.agent.destroy();
   }
 
-  private post(exchange: Exchange): Promise<BackendToolResult> {
+  private post<T>(exchange: Exchange<T>): Promise<T> {
     const { backend } = this.options;
     const { session, body } = exchange;
-    return new Promise<BackendToolResult>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       let settled = false;
       let responded = false;
-      const req = this.open(session, body);
-      const settle = (outcome: Error | BackendToolResult) => {
+      const req = this.open(session, body, exchange.method, exchange.name);
+      const settle = (outcome: Error | T) => {
         if (settled) return;
         settled = true;
         if (outcome instanceof Error) {
@@ -129,27 +181,25 @@ export class HttpCallClient {
       req.on('error', (err) => settle(this.socketFailure(err, !responded && req.reusedSocket)));
       req.on('response', (res) => {
         responded = true;
-        const refusal = this.refusal(res, session);
+        exchange.onStatus?.(res.statusCode ?? 0);
+        const refusal = this.refusal(res, session, exchange.errorStatusAnswers);
         if (refusal) {
           res.resume();
           return settle(refusal);
         }
-        this.readAnswer(res, exchange.id, settle);
+        this.readAnswer(res, exchange, settle);
       });
     });
   }
 
-  /** Reads a JSON or event-stream answer, capped, and settles with the answer to `id`. */
-  private readAnswer(res: IncomingMessage, id: string, settle: (outcome: Error | BackendToolResult) => void): void {
+  /** Reads a JSON or event-stream answer, capped, and settles with what `exchange.read` makes of it. */
+  private readAnswer<T>(res: IncomingMessage, exchange: Exchange<T>, settle: (outcome: Error | T) => void): void {
     const { backend, maxResponseBytes } = this.options;
-    /**
-     * True once `text` settled the call. In an event stream, other messages and events that are
-     * not JSON are skipped (as the SDK client does); a JSON body is the one answer, whatever it holds.
-     */
+    /** True once `text` settled the exchange. */
     const take = (text: string, inStream: boolean): boolean => {
-      const answer = parseAnswer(text, id);
-      if (inStream && (answer.kind === 'other' || answer.kind === 'unreadable')) return false;
-      settle(answer.kind === 'unreadable' ? backendFailure.malformed(backend) : outcomeOf(answer, backend));
+      const outcome = exchange.read(parseMessage(text), inStream);
+      if (outcome === undefined) return false;
+      settle(outcome);
       return true;
     };
     const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
@@ -190,19 +240,23 @@ export class HttpCallClient {
   }
 
   /** Why a response cannot hold this call's answer, before its body is read; undefined if it can. */
-  private refusal(res: IncomingMessage, session: HttpSessionInfo): Error | undefined {
+  private refusal(res: IncomingMessage, session: HttpSessionInfo, errorStatusAnswers: boolean): Error | undefined {
     const { backend, maxResponseBytes } = this.options;
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400) return new RouterError('backend_failed', `backend ${backend} answered a redirect (${status}); redirects are not followed`);
     // Spec "Session Management": 404 to a request with a session id means the session is gone.
     if (status === 404 && session.sessionId !== undefined) return new HttpConnectionLostError(`backend ${backend} no longer knows the session (HTTP 404)`);
-    if (status < 200 || status >= 300) return new RouterError('backend_failed', `backend ${backend} answered HTTP ${status}`);
+    const answers = (status >= 200 && status < 300) || (errorStatusAnswers && status >= 400 && status < 500);
+    if (!answers) return new RouterError('backend_failed', `backend ${backend} answered HTTP ${status}`);
     if (Number(res.headers['content-length'] ?? 0) > maxResponseBytes) return new ResponseTooLargeError(maxResponseBytes);
     return undefined;
   }
 
-  /** A POST of one JSON-RPC message to the backend, on the pool, with only its configured headers. */
-  private open(session: HttpSessionInfo, body: string): ClientRequest {
+  /**
+   * A POST of one JSON-RPC message to the backend, on the pool, with only its configured headers
+   * and, to a 2026-07-28 backend, the MCP request headers (spec "Request Metadata").
+   */
+  private open(session: HttpSessionInfo, body: string, method: string, name?: string): ClientRequest {
     const req = this.send(this.options.url, {
       method: 'POST',
       agent: this.agent,
@@ -213,6 +267,7 @@ export class HttpCallClient {
         'content-length': Buffer.byteLength(body),
         ...(session.sessionId !== undefined ? { 'mcp-session-id': session.sessionId } : {}),
         ...(session.protocolVersion !== undefined ? { 'mcp-protocol-version': session.protocolVersion } : {}),
+        ...(session.envelope ? requestHeaders(method, name) : {}),
       },
     });
     req.end(body);
@@ -222,7 +277,7 @@ export class HttpCallClient {
   /** Fire and forget: the call already answered `error`; the backend may stop its work. */
   private cancel(session: HttpSessionInfo, requestId: string): void {
     const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'deadline passed' } });
-    const req = this.open(session, body);
+    const req = this.open(session, body, 'notifications/cancelled');
     req.setTimeout(CANCEL_TIMEOUT_MS);
     req.on('response', (res) => res.resume());
     req.on('timeout', () => req.destroy());
@@ -230,13 +285,27 @@ export class HttpCallClient {
   }
 }
 
-interface Exchange {
+interface Exchange<T> {
   session: HttpSessionInfo;
   id: string;
   body: string;
+  /** The JSON-RPC method and, for `tools/call`, the tool: mirrored into 2026 request headers. */
+  method: string;
+  name?: string;
   deadline: number;
   timeoutMs: number;
+  /** A 4xx answer is read as an answer rather than refused (requests outside the hot path). */
+  errorStatusAnswers: boolean;
+  onStatus?: (status: number) => void;
+  /**
+   * What one parsed message (or UNREADABLE) settles the exchange with; undefined to keep reading
+   * an event stream.
+   */
+  read: (message: unknown, inStream: boolean) => T | Error | undefined;
 }
+
+/** A message that is not JSON. */
+const UNREADABLE = Symbol('unreadable');
 
 /** The request went out on a pooled socket the server had already closed: it never arrived. */
 class StaleSocketError extends Error {
@@ -246,12 +315,10 @@ class StaleSocketError extends Error {
   }
 }
 
-function parseAnswer(text: string, id: string): CallAnswer | { kind: 'unreadable' } {
-  let message: unknown;
+function parseMessage(text: string): unknown {
   try {
-    message = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
-    return { kind: 'unreadable' };
+    return UNREADABLE;
   }
-  return readCallAnswer(message, id);
 }
