@@ -23,7 +23,15 @@ export interface ChannelEvents {
   onSuspect(): void;
   /** The backend sent `notifications/tools/list_changed` (MCP spec, "List Changed Notification"). */
   onListChanged(): void;
+  /**
+   * The last listing's freshness ran out (a 2026-07-28 backend's `ttlMs`, spec "Caching"): list
+   * again. Not an announced change: calls do not wait for it.
+   */
+  onStale?(): void;
 }
+
+/** The MCP era a channel speaks: `legacy` opens with `initialize` (≤ 2025-11-25), `modern` is 2026-07-28. */
+export type ProtocolEra = 'legacy' | 'modern';
 
 /** One `tools/call`: the tool, its arguments, and the deadline of this call. */
 export interface ChannelCall {
@@ -58,6 +66,9 @@ export type ChannelCloseReason = 'shutdown' | 'reconnect';
 export interface BackendChannel {
   /** Process (and process group) id of a stdio backend's child; undefined elsewhere. */
   readonly pid: number | undefined;
+
+  /** The era it speaks, once known (an era-probing channel knows after `connect`). */
+  readonly era?: ProtocolEra;
 
   /**
    * Opens the transport and completes the protocol handshake (`initialize` in the 2025 eras),
