@@ -1,31 +1,16 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, type Tool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import { outsideRequest } from '../common/request-context';
-import { RouterError } from '../common/router-error';
 import type { BackendConfig } from '../config/config.types';
 import type { RegistryService } from '../registry/registry.service';
-import { classifyTransportError, describeFailure, toRouterError } from './backend-errors';
-import { createTransport } from './backend-transports';
-import { HttpCallClient, HttpConnectionLostError, HttpSocketError } from './http-call-client';
 import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
+import type { BackendChannel, ChannelCloseReason } from './channels/backend-channel';
+import { openChannel } from './channels/open-channel';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
-import { backendFailure } from './domain/backend-failures';
-import { outcomeOf, readCallAnswer, toCallResult } from './domain/call-answer';
+import { backendFailure, toRouterError } from './domain/backend-failures';
 import { toCatalogTools } from './domain/catalog';
-import { DEFAULT_MAX_LINE_BYTES, StdioProcessTransport } from './stdio-process.transport';
-
-/** How the router introduces itself to backends in `initialize`. */
-const CLIENT_INFO = { name: 'centralmcp-router', version: '0.1.0' };
-/** A backend that pages forever is broken; this many pages is far beyond any real catalog. */
-const MAX_TOOL_PAGES = 100;
-/** Bound of the liveness ping sent when an HTTP response stream breaks. */
-const PROBE_TIMEOUT_MS = 5_000;
-/** Bound of the session DELETE sent to an HTTP backend at shutdown. */
-const TERMINATE_SESSION_MS = 1_000;
+import { PROBE_TIMEOUT_MS } from './domain/limits';
 
 export interface ConnectionDeps {
   registry: RegistryService;
@@ -35,19 +20,16 @@ export interface ConnectionDeps {
   now: () => number;
 }
 
-/** One connection attempt's objects. A newer attempt makes every callback of an older one inert. */
+/** One connection attempt. A newer attempt makes every callback of an older one inert. */
 interface Session {
-  readonly client: Client;
-  readonly transport: Transport;
+  readonly channel: BackendChannel;
   closed: boolean;
   /** A `tools/list_changed` arrived before the session was up: refresh once it is. */
   listChangedEarly: boolean;
-  /** Streamable HTTP: the pooled client `tools/call` takes, set once the session is initialized. */
-  calls?: { client: HttpCallClient; transport: StreamableHTTPClientTransport };
 }
 
 /**
- * One backend: its SDK client, the supervision that reconnects it with backoff when it fails, and
+ * One backend: its channel (one per connection attempt, `channels/`), the supervision that reconnects it with backoff when it fails, and
  * its tool catalog kept in the registry. Calls go through only while it is `up`; otherwise they
  * fail at once, since waiting for a reconnect would only turn an outage into timeouts.
  */
@@ -85,7 +67,7 @@ export class BackendConnection {
   }
 
   state(): BackendState {
-    const transport = this.session?.transport;
+    const pid = this.session?.channel.pid;
     return {
       name: this.name,
       transport: this.config.transport,
@@ -94,7 +76,7 @@ export class BackendConnection {
       restarts: this.restarts,
       tools: this.toolCount,
       ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
-      ...(transport instanceof StdioProcessTransport && transport.pid !== undefined ? { pid: transport.pid } : {}),
+      ...(pid !== undefined ? { pid } : {}),
     };
   }
 
@@ -110,35 +92,15 @@ export class BackendConnection {
     if (this.status !== 'up' || !session) {
       throw backendFailure.notConnected(this.name);
     }
-    // Calls are the hot path: Streamable HTTP and stdio skip the SDK client (BENCHMARKS.md items 1
-    // and 6); a legacy SSE backend answers on its event stream, which only the SDK client reads.
+    // The hot path: one channel, no branch here. What a failure says about the connection (lost,
+    // suspect) reaches supervision through the channel's events, before the call rejects.
+    const timeoutMs = this.config.timeoutMs;
     try {
-      if (session.calls) {
-        const { client, transport } = session.calls;
-        const info = { sessionId: transport.sessionId, protocolVersion: transport.protocolVersion };
-        return await client.callTool(info, tool, args, this.config.timeoutMs);
-      }
-      if (session.transport instanceof StdioProcessTransport) {
-        const { id, message } = await session.transport.request('tools/call', { name: tool, arguments: args }, this.config.timeoutMs);
-        const outcome = outcomeOf(readCallAnswer(message, id), this.name);
-        if (outcome instanceof RouterError) throw outcome;
-        return outcome;
-      }
-      const result = await session.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
-        timeout: this.config.timeoutMs,
-      });
-      const relayed = toCallResult(result);
-      if (!relayed) throw backendFailure.malformed(this.name);
-      return relayed;
+      return await session.channel.call({ tool, arguments: args, timeoutMs });
     } catch (err) {
-      // The loss is the backend's, not this call's: what it sets off (the log, the probe, the
-      // reconnect) runs outside the call's request context.
-      if (err instanceof HttpConnectionLostError) outsideRequest(() => this.onLost(session, err.message));
-      // A socket that broke mid-answer: a crashed backend and one dropped connection look the same.
-      else if (err instanceof HttpSocketError) outsideRequest(() => void this.probe(session));
-      const error = toRouterError(err, this.name, this.config.timeoutMs);
-      // The backend's own text may echo arguments: debug only.
-      this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: describeFailure(err) });
+      const error = toRouterError(err, this.name, timeoutMs);
+      // The backend's own text never reaches the message (it may echo arguments); debug only.
+      this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: error.message });
       throw error;
     }
   }
@@ -181,14 +143,13 @@ export class BackendConnection {
     this.refresher.stop();
     this.status = 'down';
     this.wakeSettleWaiters();
-    if (this.session) await this.closeSession(this.session, true);
+    if (this.session) await this.closeSession(this.session, 'shutdown');
     await this.attemptInFlight;
   }
 
   /** Synchronous last resort for the router's `exit` event: SIGKILL a stdio child's group. */
   killNow(): void {
-    const transport = this.session?.transport;
-    if (transport instanceof StdioProcessTransport) transport.killNow();
+    this.session?.channel.kill();
   }
 
   private connect(): Promise<void> {
@@ -203,21 +164,11 @@ export class BackendConnection {
     // One deadline for initialize and every tools/list page: boot waits at most timeoutMs per backend.
     const deadline = this.deps.now() + this.config.timeoutMs;
     const remaining = () => Math.max(1, deadline - this.deps.now());
-    const transport = createTransport(this.config);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const session: Session = { client, transport, closed: false, listChangedEarly: false };
-    this.session = session;
-    client.onclose = () => this.onClosed(session);
-    client.onerror = (err) => this.onTransportError(session, err);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolListChanged(session));
+    const session = this.openSession();
     try {
-      await client.connect(transport, { timeout: remaining() });
-      if (transport instanceof StreamableHTTPClientTransport && this.config.transport === 'http') {
-        const calls = new HttpCallClient({ backend: this.name, url: new URL(this.config.url), headers: this.config.headers, maxResponseBytes: DEFAULT_MAX_LINE_BYTES });
-        session.calls = { client: calls, transport };
-      }
+      await session.channel.connect(remaining());
       const through = this.announced;
-      const tools = await listAllTools(client, remaining);
+      const tools = await session.channel.listTools(remaining);
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
       this.publish(tools, through);
@@ -230,50 +181,50 @@ export class BackendConnection {
     } catch (err) {
       if (this.stopped || this.session !== session) return;
       this.status = 'down';
-      this.lastError = this.failureText(session, err);
+      this.lastError = session.channel.describeFailure(err);
       const repeated = this.lastError === this.lastWarnedFailure;
       this.lastWarnedFailure = this.lastError;
       const line = { msg: repeated ? 'backend connect failed again' : 'backend connect failed', backend: this.name, error: this.lastError };
       if (repeated) this.logger.debug(line);
       else this.logger.warn(line);
-      await this.closeSession(session, false);
+      await this.closeSession(session, 'reconnect');
       this.scheduleRetry({ kind: 'failed' });
     }
   }
 
-  private onClosed(session: Session): void {
-    session.closed = true;
-    this.onLost(session, this.failureText(session, new Error('connection closed')));
+  /**
+   * A fresh channel for this attempt, made current. Its events may come from inside a call (an
+   * HTTP call that found the backend gone): what they set off (the log, the probe, the reconnect)
+   * serves the process, so it runs outside that call's request context.
+   */
+  private openSession(): Session {
+    const session: Session = {
+      channel: openChannel(this.config, {
+        onClose: (reason) => outsideRequest(() => this.onClosed(session, reason)),
+        onLost: (reason) => outsideRequest(() => this.onLost(session, reason)),
+        onSuspect: () => outsideRequest(() => void this.probe(session)),
+        onListChanged: () => outsideRequest(() => this.onToolListChanged(session)),
+      }),
+      closed: false,
+      listChangedEarly: false,
+    };
+    this.session = session;
+    return session;
   }
 
-  private onTransportError(session: Session, err: Error): void {
-    if (this.session !== session || this.stopped) return;
-    if (this.config.transport === 'stdio') {
-      // A bad line or a failed write: the child's exit, if any, is reported by onclose.
-      this.logger.debug({ msg: 'transport error', backend: this.name, detail: describeFailure(err) });
-      return;
-    }
-    switch (classifyTransportError(err)) {
-      case 'lost':
-        this.onLost(session, describeFailure(err));
-        return;
-      case 'suspect':
-        void this.probe(session);
-        return;
-      case 'benign':
-        this.logger.debug({ msg: 'transport error', backend: this.name, detail: describeFailure(err) });
-        return;
-    }
+  private onClosed(session: Session, reason: string): void {
+    session.closed = true;
+    this.onLost(session, reason);
   }
 
   /** A broken response stream: only a failed ping proves the server is gone. */
   private async probe(session: Session): Promise<void> {
-    if (this.probing || this.status !== 'up') return;
+    if (this.probing || this.status !== 'up' || this.session !== session) return;
     this.probing = true;
     try {
-      await session.client.ping({ timeout: Math.min(this.config.timeoutMs, PROBE_TIMEOUT_MS) });
+      await session.channel.ping(Math.min(this.config.timeoutMs, PROBE_TIMEOUT_MS));
     } catch (err) {
-      this.onLost(session, `liveness probe failed: ${describeFailure(err)}`);
+      this.onLost(session, `liveness probe failed: ${session.channel.describeFailure(err)}`);
     } finally {
       this.probing = false;
     }
@@ -287,7 +238,7 @@ export class BackendConnection {
     this.wakeSettleWaiters();
     this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
     // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).
-    void this.closeSession(session, false);
+    void this.closeSession(session, 'reconnect');
     // The registry keeps the last tools (DESIGN §4): calls answer "unavailable", not "unknown tool".
     this.scheduleRetry({ kind: 'lost', upSinceMs: this.upSinceMs });
   }
@@ -321,12 +272,12 @@ export class BackendConnection {
     if (!session || this.status !== 'up') return;
     const through = this.announced;
     try {
-      const tools = await listAllTools(session.client, () => this.config.timeoutMs);
+      const tools = await session.channel.listTools(() => this.config.timeoutMs);
       if (this.session !== session || this.stopped) return;
       this.publish(tools, through);
     } catch (err) {
       if (this.session !== session || this.stopped) return;
-      this.logger.warn({ msg: 'tools refresh failed', backend: this.name, error: describeFailure(err) });
+      this.logger.warn({ msg: 'tools refresh failed', backend: this.name, error: session.channel.describeFailure(err) });
       // Calls wait for the announced change (up to their timeout): try again, spaced by the runner.
       this.refresher.request();
     }
@@ -347,47 +298,7 @@ export class BackendConnection {
     for (const check of [...this.settleWaiters]) check();
   }
 
-  private failureText(session: Session, err: unknown): string {
-    // "Connection closed" says nothing; the child's exit status and last stderr line do.
-    if (session.transport instanceof StdioProcessTransport && (session.closed || session.transport.spawnFailed)) return session.transport.describeExit();
-    return describeFailure(err);
+  private closeSession(session: Session, reason: ChannelCloseReason): Promise<void> {
+    return session.channel.close(reason);
   }
-
-  private async closeSession(session: Session, terminate: boolean): Promise<void> {
-    const { client, transport } = session;
-    if (terminate && transport instanceof StreamableHTTPClientTransport && transport.sessionId && !session.closed) {
-      // Spec: a client that no longer needs a session SHOULD DELETE it, so the server can free it.
-      await withTimeout(transport.terminateSession(), TERMINATE_SESSION_MS).catch((err: unknown) =>
-        this.logger.debug({ msg: 'session termination failed', backend: this.name, detail: describeFailure(err) }),
-      );
-    }
-    session.calls?.client.close();
-    await client.close().catch((err: unknown) =>
-      this.logger.debug({ msg: 'close failed', backend: this.name, detail: describeFailure(err) }),
-    );
-  }
-}
-
-/** `tools/list` through every page (spec "Pagination"), each page bounded by `timeoutMs()`. */
-async function listAllTools(client: Client, timeoutMs: () => number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs() });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
-    if (seen.has(cursor)) throw new Error('backend repeated a tools/list cursor');
-    seen.add(cursor);
-  }
-  throw new Error(`backend listed more than ${MAX_TOOL_PAGES} pages of tools`);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

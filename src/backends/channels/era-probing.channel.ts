@@ -1,8 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpBackendConfig } from '../../config/config.types';
-import { describeFailure } from '../backend-errors';
 import type { BackendToolResult } from '../backends.types';
-import { backendFailure } from '../domain/backend-failures';
+import { backendFailure, describeFailure } from '../domain/backend-failures';
 import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents, ProtocolEra } from './backend-channel';
 import { ModernHttpChannel } from './modern-http.channel';
 

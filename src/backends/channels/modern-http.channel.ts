@@ -4,9 +4,9 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import type { HttpBackendConfig } from '../../config/config.types';
-import { describeFailure, toRouterError } from '../backend-errors';
 import type { BackendToolResult } from '../backends.types';
-import { backendFailure } from '../domain/backend-failures';
+import { backendFailure, ConnectionBrokeError, ConnectionLostError, describeFailure, toRouterError } from '../domain/backend-failures';
+import { CLIENT_INFO, MAX_RESPONSE_BYTES } from '../domain/limits';
 import {
   probeVerdict,
   type ProbeVerdict,
@@ -17,14 +17,10 @@ import {
   requestMeta,
 } from '../domain/modern-protocol';
 import { SseReader } from '../domain/sse-reader';
-import { HttpCallClient, HttpConnectionLostError, type HttpSessionInfo, HttpSocketError } from '../http-call-client';
-import { DEFAULT_MAX_LINE_BYTES } from '../stdio-process.transport';
+import { collectToolPages } from '../domain/tool-pages';
 import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
+import { HttpCallClient, type HttpSessionInfo } from './http-call-client';
 
-/** How the router introduces itself in each request's `_meta` (spec 2026-07-28, changelog item 2). */
-const CLIENT_INFO = { name: 'centralmcp-router', version: '0.1.0' };
-/** A backend that pages forever is broken; this many pages is far beyond any real catalog. */
-const MAX_TOOL_PAGES = 100;
 /** First wait before a `subscriptions/listen` stream that ended is opened again; doubles to the max. */
 const LISTEN_RETRY_MS = { first: 1_000, max: 30_000 } as const;
 
@@ -63,7 +59,7 @@ export class ModernHttpChannel implements BackendChannel {
     private readonly events: ChannelEvents,
     private readonly random: () => number = Math.random,
   ) {
-    this.calls = new HttpCallClient({ backend: config.name, url: new URL(config.url), headers: config.headers, maxResponseBytes: DEFAULT_MAX_LINE_BYTES });
+    this.calls = new HttpCallClient({ backend: config.name, url: new URL(config.url), headers: config.headers, maxResponseBytes: MAX_RESPONSE_BYTES });
   }
 
   /**
@@ -90,25 +86,17 @@ export class ModernHttpChannel implements BackendChannel {
   }
 
   async listTools(pageTimeoutMs: () => number): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
+    // The listing is as fresh as its stalest page.
     let ttlMs = Number.POSITIVE_INFINITY;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const tools = await collectToolPages(async (cursor) => {
       const { message } = await this.rpc('tools/list', cursor === undefined ? {} : { cursor }, pageTimeoutMs());
-      const listing = readToolsPage(resultOf(message, this.config.name));
-      if (!listing) throw new Error(`backend ${this.config.name} sent a malformed tools/list result`);
-      tools.push(...(listing.tools as Tool[]));
-      ttlMs = Math.min(ttlMs, listing.ttlMs);
-      cursor = listing.nextCursor;
-      if (cursor === undefined) {
-        this.scheduleRelist(ttlMs);
-        return tools;
-      }
-      if (seen.has(cursor)) throw new Error('backend repeated a tools/list cursor');
-      seen.add(cursor);
-    }
-    throw new Error(`backend listed more than ${MAX_TOOL_PAGES} pages of tools`);
+      const page = readToolsPage(resultOf(message, this.config.name));
+      if (!page) throw new Error(`backend ${this.config.name} sent a malformed tools/list result`);
+      ttlMs = Math.min(ttlMs, page.ttlMs);
+      return { tools: page.tools as Tool[], ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
+    });
+    this.scheduleRelist(ttlMs);
+    return tools;
   }
 
   async call(request: ChannelCall): Promise<BackendToolResult> {
@@ -155,8 +143,8 @@ export class ModernHttpChannel implements BackendChannel {
 
   private report(err: unknown): void {
     if (this.closed) return;
-    if (err instanceof HttpConnectionLostError) this.events.onLost(err.message);
-    else if (err instanceof HttpSocketError) this.events.onSuspect();
+    if (err instanceof ConnectionLostError) this.events.onLost(err.message);
+    else if (err instanceof ConnectionBrokeError) this.events.onSuspect();
   }
 
   private scheduleRelist(ttlMs: number): void {
@@ -224,7 +212,7 @@ export class ModernHttpChannel implements BackendChannel {
       let pending = 0;
       res.on('data', (chunk: Buffer) => {
         pending += chunk.length;
-        if (pending > DEFAULT_MAX_LINE_BYTES) return void req.destroy();
+        if (pending > MAX_RESPONSE_BYTES) return void req.destroy();
         for (const data of reader.push(decoder.write(chunk))) {
           pending = 0;
           const event = readListenEvent(parseJson(data), id);

@@ -1,3 +1,4 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RouterError } from '../../common/router-error';
 
 /**
@@ -11,3 +12,87 @@ export const backendFailure = {
   malformed: (backend: string) => new RouterError('backend_failed', `backend ${backend} sent a malformed result`),
   notConnected: (backend: string) => new RouterError('backend_unavailable', `backend ${backend} is not connected`),
 } as const;
+
+/**
+ * JSON-RPC error code a channel answers a request with when its answer was over the size cap. In
+ * the implementation-defined server-error range (-32000..-32099) and unused by the SDK.
+ */
+export const RESPONSE_TOO_LARGE_CODE = -32099;
+
+/** An answer over the size cap (`MAX_RESPONSE_BYTES`): fails that call only. */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`backend response over ${limitBytes} bytes`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/**
+ * A failure that says the backend or its session is gone, not just that one call failed: the
+ * channel reports it to its supervisor, which reconnects.
+ */
+export class ConnectionLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConnectionLostError';
+  }
+}
+
+/** A connection that broke during a call: the backend may have crashed, or one socket dropped. */
+export class ConnectionBrokeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConnectionBrokeError';
+  }
+}
+
+/**
+ * Turns whatever a backend call rejected with into a RouterError. Messages name the backend and
+ * the kind of failure only: a backend's own error text can echo the arguments (DESIGN §5), so it is
+ * never copied into the message.
+ */
+export function toRouterError(err: unknown, backend: string, timeoutMs: number): RouterError {
+  if (err instanceof RouterError) return err;
+  if (err instanceof McpError) {
+    switch (err.code) {
+      case ErrorCode.RequestTimeout:
+        return backendFailure.timedOut(backend, timeoutMs);
+      case RESPONSE_TOO_LARGE_CODE:
+        return backendFailure.tooLarge(backend);
+      case ErrorCode.ConnectionClosed:
+        return new RouterError('backend_failed', `connection to backend ${backend} closed during the call`);
+      default:
+        return backendFailure.jsonRpcError(backend, err.code);
+    }
+  }
+  if (isResponseTooLarge(err)) return backendFailure.tooLarge(backend);
+  // Protocol.request rejects with this plain Error when the transport is already gone.
+  if (err instanceof Error && err.message === 'Not connected') {
+    return backendFailure.notConnected(backend);
+  }
+  // zod 4 (SDK 1.32) names its error $ZodError; zod 3 named it ZodError.
+  if (err instanceof Error && (err.name === 'ZodError' || err.name === '$ZodError')) {
+    return backendFailure.malformed(backend);
+  }
+  return new RouterError('backend_failed', `call to backend ${backend} failed`);
+}
+
+/** True for the response cap's error, however the SDK or fetch wrapped it. */
+function isResponseTooLarge(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e.name === 'ResponseTooLargeError') return true;
+  }
+  return false;
+}
+
+/** A short, single-line description of a failure for logs and `states()`. */
+export function describeFailure(err: unknown): string {
+  const text = err instanceof Error ? `${err.message}${causeOf(err)}` : String(err);
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
+function causeOf(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? ` (${cause.message})` : '';
+}

@@ -4,11 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isAlive, livingInGroup, waitFor } from '../../test/support/backend-processes';
-import { RESPONSE_TOO_LARGE_CODE } from './backend-errors';
+import { isAlive, livingInGroup, waitFor } from '../../../test/support/backend-processes';
+import { RESPONSE_TOO_LARGE_CODE } from '../domain/backend-failures';
 import { StdioProcessTransport, type StdioProcessOptions } from './stdio-process.transport';
 
-const FIXTURE = join(__dirname, '../../test/support/backend-fixture-server.js');
+const FIXTURE = join(__dirname, '../../../test/support/backend-fixture-server.js');
 const BASE_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
 async function connect(options: Partial<StdioProcessOptions> = {}) {

@@ -3,8 +3,9 @@ import { Logger } from '@nestjs/common';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { RESPONSE_TOO_LARGE_CODE } from './backend-errors';
-import { type Frame, type JsonRpcId, LineFramer, responseIdOf } from './domain/line-framer';
+import { RESPONSE_TOO_LARGE_CODE } from '../domain/backend-failures';
+import { KILL_GRACE_MS, MAX_RESPONSE_BYTES } from '../domain/limits';
+import { type Frame, type JsonRpcId, LineFramer, responseIdOf } from '../domain/line-framer';
 
 export interface StdioProcessOptions {
   /** Backend name, for logs. */
@@ -14,15 +15,12 @@ export interface StdioProcessOptions {
   /** The child's whole environment: nothing is inherited beyond what is passed here. */
   env: Record<string, string>;
   cwd?: string;
-  /** Longest stdout line accepted; a longer response fails only its own call. Default 8 MiB. */
+  /** Longest stdout line accepted; a longer response fails only its own call. Default `MAX_RESPONSE_BYTES`. */
   maxLineBytes?: number;
-  /** Time between SIGTERM and SIGKILL of the process group on close. Default 2 s. */
+  /** Time between SIGTERM and SIGKILL of the process group on close. Default `KILL_GRACE_MS`. */
   killGraceMs?: number;
 }
 
-/** Below the SDK's own 10 MiB read buffer, whose overflow would fail every call in flight. */
-export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
-const DEFAULT_KILL_GRACE_MS = 2_000;
 /** Enough of an over-long line's edges to find its envelope id (`,"jsonrpc":"2.0","id":…}`). */
 const EDGE_BYTES = 256;
 const STDERR_LINE_BYTES = 4 * 1024;
@@ -73,7 +71,7 @@ export class StdioProcessTransport implements Transport {
   private spawnError: NodeJS.ErrnoException | undefined;
 
   constructor(private readonly options: StdioProcessOptions) {
-    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.maxLineBytes = options.maxLineBytes ?? MAX_RESPONSE_BYTES;
     this.stdout = new LineFramer({ maxLineBytes: this.maxLineBytes, edgeBytes: EDGE_BYTES });
   }
 
@@ -187,7 +185,7 @@ export class StdioProcessTransport implements Transport {
       this.closing = true;
       this.child.stdin.end();
       this.signalGroup('SIGTERM');
-      this.killTimer = setTimeout(() => this.signalGroup('SIGKILL'), this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      this.killTimer = setTimeout(() => this.signalGroup('SIGKILL'), this.options.killGraceMs ?? KILL_GRACE_MS);
     }
     await this.finishedPromise;
   }

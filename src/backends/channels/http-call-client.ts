@@ -1,13 +1,13 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
-import { RouterError } from '../common/router-error';
-import { ResponseTooLargeError } from './backend-transports';
-import type { BackendToolResult } from './backends.types';
-import { backendFailure } from './domain/backend-failures';
-import { outcomeOf, readCallAnswer } from './domain/call-answer';
-import { requestHeaders } from './domain/modern-protocol';
-import { SseReader } from './domain/sse-reader';
+import { RouterError } from '../../common/router-error';
+import type { BackendToolResult } from '../backends.types';
+import { backendFailure, ConnectionBrokeError, ConnectionLostError, ResponseTooLargeError } from '../domain/backend-failures';
+import { outcomeOf, readCallAnswer } from '../domain/call-answer';
+import { CANCEL_TIMEOUT_MS, HTTP_IDLE_SOCKET_MS, HTTP_MAX_SOCKETS } from '../domain/limits';
+import { requestHeaders } from '../domain/modern-protocol';
+import { SseReader } from '../domain/sse-reader';
 
 /**
  * How a request is addressed to the backend. 2025 eras: what the SDK transport agreed in
@@ -37,36 +37,8 @@ export interface HttpCallClientOptions {
   maxSockets?: number;
 }
 
-/**
- * A failure that says the backend or its session is gone, not just that one call failed: the
- * connection reconnects on it, as it does when the SDK transport reports the same.
- */
-export class HttpConnectionLostError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'HttpConnectionLostError';
-  }
-}
-
-/** A socket that broke during a call: the backend may have crashed, or one connection dropped. */
-export class HttpSocketError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'HttpSocketError';
-  }
-}
-
-/**
- * Default bound of connections per backend session: a backend that hangs holds one per call until
- * the deadline, and the router's file descriptors are shared by every backend and caller.
- */
-const MAX_SOCKETS = 128;
-/** Sockets kept idle in the pool are closed after this long unless the server announced less. */
-const IDLE_SOCKET_MS = 30_000;
 /** Prefix of this client's request ids: numbers are the SDK client's, so the two never collide. */
 const ID_PREFIX = 'c';
-/** Bound of the `notifications/cancelled` POST sent after a call's deadline. */
-const CANCEL_TIMEOUT_MS = 1_000;
 
 /**
  * `tools/call` over Streamable HTTP on a pooled `node:http` client. The SDK's client path (fetch,
@@ -90,12 +62,12 @@ export class HttpCallClient {
   constructor(private readonly options: HttpCallClientOptions) {
     const secure = options.url.protocol === 'https:';
     // Node's Agent shortens the idle time to the server's Keep-Alive hint, when it sends one.
-    const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: options.maxSockets ?? MAX_SOCKETS };
+    const agentOptions = { keepAlive: true, timeout: HTTP_IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: options.maxSockets ?? HTTP_MAX_SOCKETS };
     this.agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.send = secure ? httpsRequest : httpRequest;
   }
 
-  /** Calls one tool; rejects with a RouterError, or HttpConnectionLostError when the backend is gone. */
+  /** Calls one tool; rejects with a RouterError, or ConnectionLostError when the backend is gone. */
   async callTool(session: HttpSessionInfo, tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<BackendToolResult> {
     const id = `${ID_PREFIX}${++this.nextId}`;
     const params = { name: tool, arguments: args, ...(session.envelope ? { _meta: session.envelope.meta } : {}) };
@@ -230,13 +202,13 @@ export class HttpCallClient {
    * reset on a reused socket before any answer is a stale pooled socket; anything else (a reset
    * mid-answer, say) fails this call and leaves the verdict on the backend to the connection.
    */
-  private socketFailure(err: Error, reusedBeforeAnswer: boolean): HttpConnectionLostError | StaleSocketError | HttpSocketError {
+  private socketFailure(err: Error, reusedBeforeAnswer: boolean): ConnectionLostError | StaleSocketError | ConnectionBrokeError {
     const code = (err as { code?: unknown }).code;
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH') {
-      return new HttpConnectionLostError(`backend ${this.options.backend} is unreachable (${code})`);
+      return new ConnectionLostError(`backend ${this.options.backend} is unreachable (${code})`);
     }
     if (reusedBeforeAnswer && (code === 'ECONNRESET' || code === 'EPIPE')) return new StaleSocketError();
-    return new HttpSocketError(`connection to backend ${this.options.backend} broke (${typeof code === 'string' ? code : err.message})`);
+    return new ConnectionBrokeError(`connection to backend ${this.options.backend} broke (${typeof code === 'string' ? code : err.message})`);
   }
 
   /** Why a response cannot hold this call's answer, before its body is read; undefined if it can. */
@@ -245,7 +217,7 @@ export class HttpCallClient {
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400) return new RouterError('backend_failed', `backend ${backend} answered a redirect (${status}); redirects are not followed`);
     // Spec "Session Management": 404 to a request with a session id means the session is gone.
-    if (status === 404 && session.sessionId !== undefined) return new HttpConnectionLostError(`backend ${backend} no longer knows the session (HTTP 404)`);
+    if (status === 404 && session.sessionId !== undefined) return new ConnectionLostError(`backend ${backend} no longer knows the session (HTTP 404)`);
     const answers = (status >= 200 && status < 300) || (errorStatusAnswers && status >= 400 && status < 500);
     if (!answers) return new RouterError('backend_failed', `backend ${backend} answered HTTP ${status}`);
     if (Number(res.headers['content-length'] ?? 0) > maxResponseBytes) return new ResponseTooLargeError(maxResponseBytes);

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
-import { RouterError } from '../common/router-error';
-import { HttpCallClient, HttpConnectionLostError } from './http-call-client';
+import { RouterError } from '../../common/router-error';
+import { ConnectionLostError } from '../domain/backend-failures';
+import { HttpCallClient } from './http-call-client';
 
 /** One received POST: its headers and JSON-RPC message. */
 interface Received {
@@ -128,7 +129,7 @@ test('malformed answers, statuses and redirects fail the call; a lost session an
     [(_m, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing\n\n'), (e) => e instanceof RouterError && /without a result/.test(e.message)],
     [(_m, res) => res.writeHead(500).end('oops'), (e) => e instanceof RouterError && /HTTP 500/.test(e.message)],
     [(_m, res) => res.writeHead(307, { location: 'http://example.com/' }).end(), (e) => e instanceof RouterError && /redirect/.test(e.message)],
-    [(_m, res) => res.writeHead(404).end(), (e) => e instanceof HttpConnectionLostError],
+    [(_m, res) => res.writeHead(404).end(), (e) => e instanceof ConnectionLostError],
   ];
   for (const [responder, expected] of cases) {
     respond = responder;
@@ -139,7 +140,7 @@ test('malformed answers, statuses and redirects fail the call; a lost session an
   await new Promise<void>((r) => closedPort.listen(0, '127.0.0.1', r));
   const gone = new URL(`http://127.0.0.1:${(closedPort.address() as { port: number }).port}/mcp`);
   await new Promise<void>((r) => closedPort.close(() => r()));
-  await assert.rejects(client(1024, gone).callTool(SESSION, 'read', {}, 1000), HttpConnectionLostError);
+  await assert.rejects(client(1024, gone).callTool(SESSION, 'read', {}, 1000), ConnectionLostError);
 });
 
 test('a pooled socket the server dropped as it was reused is retried once on a fresh one', async () => {

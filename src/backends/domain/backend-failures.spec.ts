@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { RouterError } from '../common/router-error';
-import { classifyTransportError, describeFailure, RESPONSE_TOO_LARGE_CODE, toRouterError } from './backend-errors';
+import { RouterError } from '../../common/router-error';
+import { describeFailure, RESPONSE_TOO_LARGE_CODE, toRouterError } from './backend-failures';
 
 test('SDK failures map to router error codes', () => {
   const cases: [unknown, string][] = [
@@ -28,16 +26,6 @@ test('a backend error message never reaches the router error (it may echo argume
 test('a RouterError passes through unchanged', () => {
   const original = new RouterError('backend_failed', 'x');
   assert.equal(toRouterError(original, 'b', 1), original);
-});
-
-test('transport errors are told apart: lost, suspect, benign', () => {
-  assert.equal(classifyTransportError(new TypeError('fetch failed')), 'lost');
-  assert.equal(classifyTransportError(new StreamableHTTPError(404, 'session not found')), 'lost');
-  assert.equal(classifyTransportError(new StreamableHTTPError(500, 'oops')), 'benign');
-  assert.equal(classifyTransportError(new SseError(undefined, 'stream broke', {} as never)), 'lost');
-  assert.equal(classifyTransportError(new Error('Maximum reconnection attempts (2) exceeded.')), 'lost');
-  assert.equal(classifyTransportError(new Error('SSE stream disconnected: TypeError: terminated')), 'suspect');
-  assert.equal(classifyTransportError(new Error('Unexpected token')), 'benign');
 });
 
 test('failure descriptions are one short line and name the cause', () => {

@@ -1,0 +1,112 @@
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Logger } from '@nestjs/common';
+import { describeFailure, ResponseTooLargeError } from '../domain/backend-failures';
+import { MAX_RESPONSE_BYTES } from '../domain/limits';
+import type { ChannelEvents } from './backend-channel';
+
+/**
+ * What the HTTP and SSE channels share: the fetch under the SDK's transports, and how their
+ * transport errors read. Imports `domain/` only; no channel imports another.
+ */
+
+/**
+ * The fetch every HTTP and SSE backend's SDK transport uses.
+ * - Backend URLs come only from config (issue #6): a redirect is refused rather than followed, so
+ *   a compromised or misconfigured backend cannot send the router, with its configured
+ *   credentials, to another host.
+ * - A POST's response (one call's answer) is capped like every channel's answer: a 12 MiB answer
+ *   fails its own call while it streams in, instead of being buffered and parsed whole on the
+ *   event loop. The long-lived GET event stream is not capped: it carries many messages over time.
+ * - Each POST gets a signal of its own, aborted `requestTimeoutMs` after it started or when the
+ *   transport's signal aborts. The SDK passes one long-lived signal to every fetch and never aborts
+ *   a timed-out call's request: undici would keep that socket for minutes, and add a listener to
+ *   the long-lived signal on every call (a leak, and a list walked on every call).
+ */
+export function guardedFetch(maxResponseBytes: number = MAX_RESPONSE_BYTES, requestTimeoutMs = 60_000): FetchLike {
+  return async (url, init) => {
+    if (init?.method !== 'POST') return refuseRedirect(await fetch(url, { ...init, redirect: 'manual' }));
+    const request = new AbortController();
+    const outer = init.signal ?? undefined;
+    const abort = () => request.abort(outer?.reason);
+    const timer = setTimeout(() => request.abort(new Error(`backend request over ${requestTimeoutMs} ms`)), requestTimeoutMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', abort);
+    };
+    if (outer?.aborted) request.abort(outer.reason);
+    else outer?.addEventListener('abort', abort, { once: true });
+    let response: Response;
+    try {
+      response = refuseRedirect(await fetch(url, { ...init, signal: request.signal, redirect: 'manual' }));
+    } catch (err) {
+      done();
+      throw err;
+    }
+    if (response.body === null) {
+      done();
+      return response;
+    }
+    if (Number(response.headers.get('content-length') ?? 0) > maxResponseBytes) {
+      done();
+      await response.body.cancel();
+      throw new ResponseTooLargeError(maxResponseBytes);
+    }
+    let seen = 0;
+    const capped = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen <= maxResponseBytes) return controller.enqueue(chunk);
+          done();
+          controller.error(new ResponseTooLargeError(maxResponseBytes));
+        },
+        flush: done,
+      }),
+    );
+    return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+function refuseRedirect(response: Response): Response {
+  if (response.status >= 300 && response.status < 400) {
+    void response.body?.cancel();
+    throw new Error(`backend answered a redirect (${response.status}); redirects are not followed`);
+  }
+  return response;
+}
+
+/**
+ * What an HTTP or SSE transport error says about the connection. Streamable HTTP has no "closed"
+ * event of its own: its errors are the only sign that a server went away.
+ * - `lost`: the server is unreachable or no longer knows our session; reconnect.
+ * - `suspect`: a response stream broke; a crashed server and a proxy cutting an idle stream look
+ *   the same, so the supervisor probes with a ping before tearing down calls in flight.
+ * - `benign`: one bad message on a working connection.
+ */
+export type TransportErrorKind = 'lost' | 'suspect' | 'benign';
+
+export function classifyTransportError(err: unknown): TransportErrorKind {
+  if (err instanceof SseError) return 'lost'; // legacy SSE: the session lives and dies with its stream
+  if (err instanceof StreamableHTTPError) return err.code === 404 ? 'lost' : 'benign'; // spec: 404 = session gone
+  if (!(err instanceof Error)) return 'benign';
+  // fetch rejects with TypeError('fetch failed') when the server refuses or drops the connection.
+  if (err instanceof TypeError) return 'lost';
+  if (/^(Failed to reconnect|Maximum reconnection attempts)/.test(err.message)) return 'lost';
+  if (err.message.startsWith('SSE stream disconnected')) return 'suspect';
+  return 'benign';
+}
+
+/** Reports an HTTP or SSE transport error to the supervisor as what it says about the connection. */
+export function reportTransportError(err: Error, events: ChannelEvents, logger: Logger, backend: string): void {
+  switch (classifyTransportError(err)) {
+    case 'lost':
+      return events.onLost(describeFailure(err));
+    case 'suspect':
+      return events.onSuspect();
+    case 'benign':
+      logger.debug({ msg: 'transport error', backend, detail: describeFailure(err) });
+  }
+}
