@@ -68,6 +68,7 @@ export class BackendConnection {
 
   state(): BackendState {
     const pid = this.session?.channel.pid;
+    const era = this.session?.channel.era;
     return {
       name: this.name,
       transport: this.config.transport,
@@ -77,6 +78,7 @@ export class BackendConnection {
       tools: this.toolCount,
       ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
       ...(pid !== undefined ? { pid } : {}),
+      ...(era !== undefined ? { era } : {}),
     };
   }
 
@@ -204,6 +206,10 @@ export class BackendConnection {
         onLost: (reason) => outsideRequest(() => this.onLost(session, reason)),
         onSuspect: () => outsideRequest(() => void this.probe(session)),
         onListChanged: () => outsideRequest(() => this.onToolListChanged(session)),
+        // A 2026 listing's ttlMs ran out: list again, without making calls wait for it.
+        onStale: () => outsideRequest(() => {
+          if (this.session === session) this.requestRefresh();
+        }),
       }),
       closed: false,
       listChangedEarly: false,

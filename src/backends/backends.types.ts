@@ -30,4 +30,9 @@ export interface BackendState {
   lastError?: string;
   /** Process (and process group) id of a stdio backend's current child. */
   pid?: number;
+  /**
+   * The MCP era the backend was last met in: `legacy` (`initialize`, ≤ 2025-11-25) or `modern`
+   * (2026-07-28). Absent until a connection attempt has settled it.
+   */
+  era?: 'legacy' | 'modern';
 }

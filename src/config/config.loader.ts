@@ -206,7 +206,19 @@ function buildBackend(
     };
   }
   const http = dto as HttpBackendDto;
-  return { ...common, transport: http.transport as 'http' | 'sse', url: http.url, headers: stringMap(http.headers, `${at}.headers`, problems) };
+  // The HTTP+SSE transport is 2024-11-05's: no 2026-07-28 server speaks it (spec 2026-07-28,
+  // "Deprecated" item 2), so only `legacy` makes sense there.
+  if (http.transport === 'sse' && http.era !== undefined && http.era !== 'legacy') {
+    problems.push(`${at}.era: transport sse speaks only the legacy era (got ${JSON.stringify(http.era)}); use transport http for a 2026-07-28 backend`);
+    return undefined;
+  }
+  return {
+    ...common,
+    transport: http.transport as 'http' | 'sse',
+    url: http.url,
+    headers: stringMap(http.headers, `${at}.headers`, problems),
+    ...(http.transport === 'http' ? { era: http.era ?? 'auto' } : {}),
+  };
 }
 
 function stringMap(map: Record<string, unknown> | undefined, at: string, problems: string[]): Record<string, string> {

@@ -73,6 +73,7 @@ export class StdioBackendDto extends BackendDto {
 export class HttpBackendDto extends BackendDto {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }) url!: string;
   @IsOptional() @IsObject() headers?: Record<string, string>;
+  @IsOptional() @IsIn(['auto', 'legacy', 'modern']) era?: 'auto' | 'legacy' | 'modern';
 }
 
 export class ReadOnlyPolicyDto {

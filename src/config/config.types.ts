@@ -55,10 +55,19 @@ export interface StdioBackendConfig extends BackendCommon {
   cwd?: string;
 }
 
+/**
+ * Which MCP era the router speaks to a Streamable HTTP backend (docs/backend-eras.md): `legacy`
+ * opens with `initialize` (2025-11-25 and before), `modern` speaks 2026-07-28 only, `auto` probes
+ * with `server/discover` on each connection attempt and falls back to `initialize`.
+ */
+export type BackendEra = 'auto' | 'legacy' | 'modern';
+
 export interface HttpBackendConfig extends BackendCommon {
   transport: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
+  /** Streamable HTTP only; absent means `auto`. An `sse` backend is always `legacy`. */
+  era?: BackendEra;
 }
 
 export type BackendConfig = StdioBackendConfig | HttpBackendConfig;

@@ -19,6 +19,7 @@ import { listAllTools, newSdkClient } from './sdk-client';
  */
 export class HttpChannel implements BackendChannel {
   readonly pid = undefined;
+  readonly era = 'legacy' as const;
   private readonly logger = new Logger(HttpChannel.name);
   private readonly transport: StreamableHTTPClientTransport;
   private readonly client: Client;

@@ -1,7 +1,9 @@
 import { assertNever } from '../../common/assert-never';
 import type { BackendConfig } from '../../config/config.types';
 import type { BackendChannel, ChannelEvents } from './backend-channel';
+import { EraProbingChannel } from './era-probing.channel';
 import { HttpChannel } from './http.channel';
+import { ModernHttpChannel } from './modern-http.channel';
 import { SseChannel } from './sse.channel';
 import { StdioChannel } from './stdio.channel';
 
@@ -14,7 +16,15 @@ export function openChannel(config: BackendConfig, events: ChannelEvents): Backe
     case 'stdio':
       return new StdioChannel(config, events);
     case 'http':
-      return new HttpChannel(config, events);
+      // Streamable HTTP serves both eras (docs/backend-eras.md); the era is config's or the probe's.
+      switch (config.era ?? 'auto') {
+        case 'legacy':
+          return new HttpChannel(config, events);
+        case 'modern':
+          return new ModernHttpChannel(config, events);
+        case 'auto':
+          return new EraProbingChannel(config, events, () => new HttpChannel(config, events));
+      }
     case 'sse':
       return new SseChannel(config, events);
     default:

@@ -19,6 +19,7 @@ import { listAllTools, newSdkClient } from './sdk-client';
  */
 export class SseChannel implements BackendChannel {
   readonly pid = undefined;
+  readonly era = 'legacy' as const;
   private readonly logger = new Logger(SseChannel.name);
   private readonly transport: SSEClientTransport;
   private readonly client: Client;

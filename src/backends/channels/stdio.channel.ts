@@ -44,6 +44,8 @@ export class StdioChannel implements BackendChannel {
     this.client.onerror = (err) => this.logger.debug({ msg: 'transport error', backend: config.name, detail: describeFailure(err) });
   }
 
+  readonly era = 'legacy' as const;
+
   get pid(): number | undefined {
     return this.transport.pid;
   }
