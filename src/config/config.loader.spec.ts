@@ -48,7 +48,7 @@ test('a valid file with defaults and expanded secrets', () => {
   });
   assert.deepEqual(docs, {
     name: 'docs', transport: 'http', url: 'https://docs.internal/mcp', headers: { Authorization: 'Bearer t0k' },
-    required: false, timeoutMs: 5000, rateLimit: { ratePerSecond: 2, burst: 4 },
+    required: false, timeoutMs: 5000, rateLimit: { ratePerSecond: 2, burst: 4 }, era: 'auto',
   });
   assert.deepEqual(config.policy.readOnly, { allow: ['files:list_*'], deny: ['files:read_secret*'] });
 });
@@ -56,6 +56,18 @@ test('a valid file with defaults and expanded secrets', () => {
 test('JSON config files are read too', () => {
   const config = load(JSON.stringify({ backends: { a: { transport: 'sse', url: 'http://127.0.0.1:9/sse' } } }), {}, '/x/c.json');
   assert.equal(config.backends[0].transport, 'sse');
+});
+
+test('era: auto by default over Streamable HTTP, legacy or modern when set; sse is legacy only; a bad value is named', () => {
+  const era = (yaml: string) => (load(`backends:\n  a:\n${yaml}`).backends[0] as { era?: string }).era;
+  assert.equal(era('    transport: http\n    url: http://127.0.0.1:9/mcp\n    era: modern\n'), 'modern');
+  assert.equal(era('    transport: http\n    url: http://127.0.0.1:9/mcp\n    era: legacy\n'), 'legacy');
+  assert.equal(era('    transport: sse\n    url: http://127.0.0.1:9/sse\n'), undefined);
+  assert.equal(era('    transport: sse\n    url: http://127.0.0.1:9/sse\n    era: legacy\n'), undefined);
+  const sse = problemsOf(() => load('backends:\n  a:\n    transport: sse\n    url: http://127.0.0.1:9/sse\n    era: modern\n'));
+  assert.ok(sse.some((p) => /^backends\.a\.era: transport sse speaks only the legacy era/.test(p)), sse.join('\n'));
+  const bad = problemsOf(() => load('backends:\n  a:\n    transport: http\n    url: http://127.0.0.1:9/mcp\n    era: 2026\n'));
+  assert.ok(bad.some((p) => p.startsWith('backends.a.era')), bad.join('\n'));
 });
 
 test('every problem names its field', () => {
