@@ -81,6 +81,19 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
     assert.ok(headers.includes('tools/list mcp-method=tools/list mcp-name=undefined mcp-protocol-version=2026-07-28'), headers.join('\n'));
   });
 
+  test('x-mcp-header: an annotated argument travels as Mcp-Param-*; a tool with an invalid annotation is left out', async () => {
+    // The v2 server refuses a call whose annotated argument has no header (HeaderMismatch).
+    const regional = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'wx_regional', server: 'wx', arguments: { region: 'eu-north', city: 'Oslo' } } });
+    assert.equal(regional.isError, false, JSON.stringify(regional.content));
+    assert.deepEqual(readAsModel(regional as ToolResult).blocks, [{ type: 'text', text: 'Oslo in eu-north' }]);
+    const { headers } = await modern.stats();
+    assert.ok(headers.some((h) => h.startsWith('tools/call mcp-method=tools/call mcp-name=wx_regional') && h.endsWith('mcp-param-region=eu-north')), headers.join('\n'));
+    assert.equal(stateOf('wx').tools, 3, 'weather, echo, regional; broken left out');
+    assert.ok(!(await found('a tool whose header annotation is invalid', 'wx')).includes('wx_broken'));
+    const broken = await callTool(client, 'invoke_read_tool', { name: 'wx_broken', server: 'wx', arguments: { count: 1 } });
+    assert.equal(broken.isError, true);
+  });
+
   test('invoke_read_tool_batch mixes both eras in one batch, each entry under its header', async () => {
     const result = await client.callTool({
       name: 'invoke_read_tool_batch',
@@ -105,7 +118,7 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   test('a tool added to the 2026 backend is announced on subscriptions/listen and found', async () => {
     assert.ok(!(await found('forecast for tomorrow', 'wx')).includes('wx_forecast'));
     await modern.addTool('wx_forecast');
-    await waitFor(() => stateOf('wx').tools === 3, 10_000, 'wx lists 3 tools');
+    await waitFor(() => stateOf('wx').tools === 4, 10_000, 'wx lists 4 tools');
     assert.ok((await found('tool added at run time wx_forecast', 'wx')).includes('wx_forecast'));
     const ran = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'wx_forecast', server: 'wx' } });
     const { head, blocks } = readAsModel(ran as ToolResult);
@@ -115,10 +128,10 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   });
 
   test('a backend that announces nothing is re-listed when its ttlMs runs out', async () => {
-    assert.equal(stateOf('quiet').tools, 2);
+    assert.equal(stateOf('quiet').tools, 3);
     const listsBefore = (await quiet.stats()).methods['tools/list'] ?? 0;
     await quiet.addTool('quiet_tides');
-    await waitFor(() => stateOf('quiet').tools === 3, 10_000, 'quiet lists 3 tools');
+    await waitFor(() => stateOf('quiet').tools === 4, 10_000, 'quiet lists 4 tools');
     assert.ok((await found('tool added at run time quiet_tides', 'quiet')).includes('quiet_tides'));
     assert.ok(((await quiet.stats()).methods['tools/list'] ?? 0) > listsBefore);
     assert.equal((await quiet.stats()).methods['subscriptions/listen'], undefined, 'no listen stream without listChanged');

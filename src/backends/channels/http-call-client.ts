@@ -68,13 +68,20 @@ export class HttpCallClient {
   }
 
   /** Calls one tool; rejects with a RouterError, or ConnectionLostError when the backend is gone. */
-  async callTool(session: HttpSessionInfo, tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<BackendToolResult> {
+  async callTool(
+    session: HttpSessionInfo,
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    /** 2026-07-28 `Mcp-Param-*` headers of this call (the tool's `x-mcp-header` annotations). */
+    paramHeaders?: Record<string, string>,
+  ): Promise<BackendToolResult> {
     const id = `${ID_PREFIX}${++this.nextId}`;
     const params = { name: tool, arguments: args, ...(session.envelope ? { _meta: session.envelope.meta } : {}) };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
     const { backend } = this.options;
     const exchange: Exchange<BackendToolResult> = {
-      session, id, body, method: 'tools/call', name: tool, deadline: Date.now() + timeoutMs, timeoutMs, errorStatusAnswers: false,
+      session, id, body, method: 'tools/call', name: tool, paramHeaders, deadline: Date.now() + timeoutMs, timeoutMs, errorStatusAnswers: false,
       read: (message, inStream) => {
         const answer = message === UNREADABLE ? ({ kind: 'malformed' } as const) : readCallAnswer(message, id);
         // In an event stream, other messages are skipped (as the SDK client does); a JSON body is
@@ -133,7 +140,7 @@ export class HttpCallClient {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let responded = false;
-      const req = this.open(session, body, exchange.method, exchange.name);
+      const req = this.open(session, body, exchange.method, exchange.name, exchange.paramHeaders);
       const settle = (outcome: Error | T) => {
         if (settled) return;
         settled = true;
@@ -228,7 +235,7 @@ export class HttpCallClient {
    * A POST of one JSON-RPC message to the backend, on the pool, with only its configured headers
    * and, to a 2026-07-28 backend, the MCP request headers (spec "Request Metadata").
    */
-  private open(session: HttpSessionInfo, body: string, method: string, name?: string): ClientRequest {
+  private open(session: HttpSessionInfo, body: string, method: string, name?: string, paramHeaders?: Record<string, string>): ClientRequest {
     const req = this.send(this.options.url, {
       method: 'POST',
       agent: this.agent,
@@ -240,6 +247,7 @@ export class HttpCallClient {
         ...(session.sessionId !== undefined ? { 'mcp-session-id': session.sessionId } : {}),
         ...(session.protocolVersion !== undefined ? { 'mcp-protocol-version': session.protocolVersion } : {}),
         ...(session.envelope ? requestHeaders(method, name) : {}),
+        ...paramHeaders,
       },
     });
     req.end(body);
@@ -264,6 +272,7 @@ interface Exchange<T> {
   /** The JSON-RPC method and, for `tools/call`, the tool: mirrored into 2026 request headers. */
   method: string;
   name?: string;
+  paramHeaders?: Record<string, string>;
   deadline: number;
   timeoutMs: number;
   /** A 4xx answer is read as an answer rather than refused (requests outside the hot path). */

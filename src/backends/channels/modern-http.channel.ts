@@ -8,6 +8,9 @@ import type { BackendToolResult } from '../backends.types';
 import { backendFailure, ConnectionBrokeError, ConnectionLostError, describeFailure, toRouterError } from '../domain/backend-failures';
 import { CLIENT_INFO, MAX_RESPONSE_BYTES } from '../domain/limits';
 import {
+  type ParamHeader,
+  paramHeadersOf,
+  paramHeaderValues,
   probeVerdict,
   type ProbeVerdict,
   readListenEvent,
@@ -53,6 +56,8 @@ export class ModernHttpChannel implements BackendChannel {
   private listenRetryMs: number = LISTEN_RETRY_MS.first;
   private listenRetryTimer: NodeJS.Timeout | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
+  /** Tools whose arguments are mirrored into `Mcp-Param-*` headers, from the last listing. */
+  private paramHeaders = new Map<string, readonly ParamHeader[]>();
 
   constructor(
     private readonly config: HttpBackendConfig,
@@ -96,12 +101,34 @@ export class ModernHttpChannel implements BackendChannel {
       return { tools: page.tools as Tool[], ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
     });
     this.scheduleRelist(ttlMs);
-    return tools;
+    return this.withParamHeaders(tools);
+  }
+
+  /**
+   * Keeps the `x-mcp-header` annotations of each tool for its calls, and leaves out a tool whose
+   * annotations are invalid (spec "Custom Headers from Tool Parameters": a client MUST exclude it
+   * and SHOULD warn, so one bad definition does not cost the others).
+   */
+  private withParamHeaders(tools: Tool[]): Tool[] {
+    const headers = new Map<string, readonly ParamHeader[]>();
+    const kept = tools.filter((tool) => {
+      const found = paramHeadersOf((tool as { inputSchema?: unknown }).inputSchema);
+      if ('invalid' in found) {
+        this.logger.warn({ msg: 'tool left out of the catalog', backend: this.config.name, tool: String(tool.name), reason: found.invalid });
+        return false;
+      }
+      if (found.length > 0) headers.set(tool.name, found);
+      return true;
+    });
+    this.paramHeaders = headers;
+    return kept;
   }
 
   async call(request: ChannelCall): Promise<BackendToolResult> {
     try {
-      return await this.calls.callTool(this.session, request.tool, request.arguments, request.timeoutMs);
+      const annotated = this.paramHeaders.get(request.tool);
+      const params = annotated ? paramHeaderValues(annotated, request.arguments) : undefined;
+      return await this.calls.callTool(this.session, request.tool, request.arguments, request.timeoutMs, params);
     } catch (err) {
       this.report(err);
       throw toRouterError(err, this.config.name, request.timeoutMs);
