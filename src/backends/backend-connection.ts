@@ -29,9 +29,11 @@ interface Session {
 }
 
 /**
- * One backend: its channel (one per connection attempt, `channels/`), the supervision that reconnects it with backoff when it fails, and
- * its tool catalog kept in the registry. Calls go through only while it is `up`; otherwise they
- * fail at once, since waiting for a reconnect would only turn an outage into timeouts.
+ * One backend: the supervision that reconnects it with backoff when it fails, and its tool catalog
+ * kept in the registry. Everything the transport decides is its channel's (`channels/`, a fresh one
+ * per connection attempt); nothing here branches on the transport. Calls go through only while it
+ * is `up`; otherwise they fail at once, since waiting for a reconnect would only turn an outage
+ * into timeouts.
  */
 export class BackendConnection {
   private readonly logger = new Logger(BackendConnection.name);
