@@ -189,3 +189,44 @@ test('connections to a backend are bounded: calls beyond wait for one, and still
   hang.closeAllConnections();
   hang.close();
 });
+
+const MODERN = { envelope: { meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } };
+
+test('2026-07-28: a call carries _meta, Mcp-Method, Mcp-Name, its Mcp-Param headers, and no session', async () => {
+  respond = (m, res) => json(res, { jsonrpc: '2.0', id: m.id, result: { ...result('ok'), resultType: 'complete' } });
+  const calls = client();
+  assert.deepEqual(await calls.callTool(MODERN, 'get weather ✓', { region: 'eu' }, 1000, { 'mcp-param-region': 'eu' }), result('ok'));
+  const [{ headers, message }] = received;
+  assert.deepEqual(message.params, { name: 'get weather ✓', arguments: { region: 'eu' }, _meta: MODERN.envelope.meta });
+  assert.equal(headers['mcp-method'], 'tools/call');
+  assert.equal(headers['mcp-name'], `=?base64?${Buffer.from('get weather ✓').toString('base64')}?=`);
+  assert.equal(headers['mcp-protocol-version'], '2026-07-28');
+  assert.equal(headers['mcp-param-region'], 'eu');
+  assert.equal(headers['mcp-session-id'], undefined);
+  calls.close();
+});
+
+test('2026-07-28: a call past its deadline is cancelled by closing its request, with no notification', async () => {
+  respond = () => undefined;
+  const calls = client();
+  await assert.rejects(calls.callTool(MODERN, 'slow', {}, 200), (err) => err instanceof RouterError && err.code === 'backend_timeout');
+  const deadline = Date.now() + 2000;
+  while (closedRequests < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(closedRequests >= 1, 'the hung request was closed');
+  assert.deepEqual(received.map((r) => r.message.method), ['tools/call']);
+  calls.close();
+});
+
+test('request(): a 4xx JSON body is an answer for the caller to judge; a body that is not JSON is undefined', async () => {
+  respond = (m, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32022, message: 'x', data: { supported: ['2026-07-28'] } } }));
+  const calls = client();
+  const answer = await calls.request(MODERN, 'server/discover', {}, 1000);
+  assert.equal(answer.status, 400);
+  assert.equal((answer.message as { error: { code: number } }).error.code, -32022);
+  assert.equal(received[0].headers['mcp-method'], 'server/discover');
+  respond = (_m, res) => res.writeHead(405, { 'content-type': 'text/plain' }).end('Method Not Allowed');
+  assert.deepEqual(await calls.request(MODERN, 'server/discover', {}, 1000), { status: 405, message: undefined });
+  respond = (_m, res) => res.writeHead(500).end();
+  await assert.rejects(calls.request(MODERN, 'server/discover', {}, 1000), (err) => err instanceof RouterError && /HTTP 500/.test(err.message));
+  calls.close();
+});
