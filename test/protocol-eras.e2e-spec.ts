@@ -98,3 +98,133 @@ describe('protocol eras: a real client of each listed version', () => {
     }
   });
 });
+
+/** The 2026-07-28 wire rules over raw HTTP: what a client or an intermediary sees byte for byte. */
+describe('protocol eras: the 2026-07-28 wire rules', () => {
+  let router: RunningRouter;
+  before(async () => {
+    router = await startRouter(testConfig([filesBackend(tempDir())]));
+  });
+  after(async () => router.close());
+
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  async function post(body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string; body: Record<string, any> }> {
+    const response = await fetch(router.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, text, body: JSON.parse(text) as Record<string, any> };
+  }
+  /** A well-formed 2026-07-28 request, its headers mirrored from the body unless overridden. */
+  const modern = (id: number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    post(
+      { jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}), ...headers },
+    );
+
+  test('server/discover answers the supported versions, capabilities, identity, instructions and caching hints', async () => {
+    const { status, body } = await modern(1, 'server/discover');
+    assert.equal(status, 200);
+    assert.equal(body.id, 1);
+    const { result } = body;
+    assert.equal(result.resultType, 'complete');
+    assert.deepEqual(result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18']);
+    assert.deepEqual(result.capabilities, { tools: { listChanged: false } });
+    assert.deepEqual(result._meta['io.modelcontextprotocol/serverInfo'], { name: 'centralmcp-router', version: '0.1.0' });
+    assert.match(result.instructions, /find_tool/);
+    assert.equal(result.ttlMs, 3_600_000);
+    assert.equal(result.cacheScope, 'public');
+  });
+
+  test('tools/list carries ttlMs and cacheScope, in the same order, byte for byte, on every request', async () => {
+    const first = await modern(2, 'tools/list');
+    const second = await modern(2, 'tools/list');
+    assert.equal(first.status, 200);
+    assert.equal(first.body.result.resultType, 'complete');
+    assert.equal(first.body.result.ttlMs, 3_600_000);
+    assert.equal(first.body.result.cacheScope, 'public');
+    assert.deepEqual(first.body.result.tools.map((t: { name: string }) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+    assert.equal(second.text, first.text);
+  });
+
+  test('tools/call answers resultType complete and the server in _meta, the tool result unchanged', async () => {
+    const { status, body } = await modern(3, 'tools/call', { name: 'find_tool', arguments: { query: 'read a file' } });
+    assert.equal(status, 200);
+    assert.equal(body.result.resultType, 'complete');
+    assert.equal(body.result._meta['io.modelcontextprotocol/serverInfo'].name, 'centralmcp-router');
+    assert.equal(body.result.isError, false);
+    assert.ok(Array.isArray(body.result.hits ?? body.result.structuredContent?.hits));
+  });
+
+  test('an Mcp-Method or Mcp-Name that differs from the body is HTTP 400 HeaderMismatch, and nothing runs', async () => {
+    const wrongMethod = await modern(4, 'tools/call', { name: 'find_tool', arguments: { query: 'x' } }, { 'mcp-method': 'tools/list' });
+    assert.equal(wrongMethod.status, 400);
+    assert.deepEqual(wrongMethod.body, {
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32020, message: 'Header mismatch: Mcp-Method header value "tools/list" does not match body value "tools/call"' },
+    });
+    const wrongName = await modern(5, 'tools/call', { name: 'invoke_read_tool', arguments: {} }, { 'mcp-name': 'find_tool' });
+    assert.equal(wrongName.status, 400);
+    assert.equal(wrongName.body.error.code, -32020);
+    assert.match(wrongName.body.error.message, /Mcp-Name header value "find_tool" does not match body value "invoke_read_tool"/);
+    const missing = await post({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: ENVELOPE } }, { 'mcp-protocol-version': '2026-07-28' });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.error.code, -32020);
+    assert.match(missing.body.error.message, /Mcp-Method header is missing/);
+    // A 2025 client's request with a mismatching Mcp-Method is refused as well: an intermediary may have routed on it.
+    const legacy = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/call' });
+    assert.equal(legacy.status, 400);
+    assert.equal(legacy.body.error.code, -32020);
+  });
+
+  test('an unsupported version is HTTP 400 UnsupportedProtocolVersion listing the supported versions', async () => {
+    const inMeta = await post(
+      { jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } },
+      { 'mcp-protocol-version': '1900-01-01', 'mcp-method': 'tools/list' },
+    );
+    assert.equal(inMeta.status, 400);
+    assert.equal(inMeta.body.id, 8);
+    assert.equal(inMeta.body.error.code, -32022);
+    assert.deepEqual(inMeta.body.error.data, { supported: ['2026-07-28', '2025-11-25', '2025-06-18'], requested: '1900-01-01' });
+    const inHeader = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, { 'mcp-protocol-version': '2025-03-26' });
+    assert.equal(inHeader.status, 400);
+    assert.equal(inHeader.body.error.code, -32022);
+    assert.equal(inHeader.body.error.data.requested, '2025-03-26');
+  });
+
+  test('a 2026-07-28 request without its _meta envelope is HTTP 400 Invalid params', async () => {
+    const bare = await post({ jsonrpc: '2.0', id: 10, method: 'tools/list' }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+    assert.equal(bare.status, 400);
+    assert.equal(bare.body.error.code, -32602);
+    const noCapabilities = await post(
+      { jsonrpc: '2.0', id: 11, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+    );
+    assert.equal(noCapabilities.status, 400);
+    assert.match(noCapabilities.body.error.message, /clientCapabilities/);
+  });
+
+  test('methods the router does not serve in 2026-07-28 are HTTP 404 Method not found', async () => {
+    for (const method of ['subscriptions/listen', 'ping', 'initialize', 'resources/list']) {
+      const reply = await modern(12, method, method === 'subscriptions/listen' ? { notifications: { toolsListChanged: true } } : {});
+      assert.equal(reply.status, 404, method);
+      assert.equal(reply.body.error.code, -32601, method);
+    }
+  });
+
+  test('initialize asking for 2026-07-28 is answered with the newest legacy version', async () => {
+    const reply = await post(
+      { jsonrpc: '2.0', id: 13, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      {},
+    );
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body.result.protocolVersion, '2025-11-25');
+  });
+});
