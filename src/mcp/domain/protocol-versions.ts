@@ -28,6 +28,7 @@ export function negotiateVersion(requested: unknown): string {
   return typeof requested === 'string' && LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0];
 }
 
+/** True for a version served from per-request `_meta` rather than after `initialize`. */
 export function isModernVersion(version: string): boolean {
   return MODERN_VERSIONS.includes(version);
 }
