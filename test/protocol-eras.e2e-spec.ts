@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -226,5 +227,37 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     );
     assert.equal(reply.status, 200);
     assert.equal(reply.body.result.protocolVersion, '2025-11-25');
+  });
+});
+
+/** Admission and access are the same whatever the era: a 2026-07-28 request is judged on its own credential. */
+describe('protocol eras: a 2026-07-28 client behind API keys', () => {
+  const KEY = 'era-key-' + 'k'.repeat(32);
+  const dir = tempDir();
+  writeFileSync(join(dir, 'notes.txt'), 'keyed modern read');
+  let router: RunningRouter;
+  before(async () => {
+    router = await startRouter(
+      testConfig([filesBackend(dir)], {
+        auth: { mode: 'apiKeys', allowInsecure: false, apiKeys: [{ principal: 'alice', sha256: createHash('sha256').update(KEY).digest('hex'), groups: ['readers'] }] },
+        access: { rules: [{ groups: ['readers'], allow: ['files:*'] }] },
+      }),
+    );
+  });
+  after(async () => router.close());
+
+  test('with the key the v2 client negotiates 2026-07-28 and reads; without it connect is refused 401', async () => {
+    const client = new ClientV2({ name: 'era-2026-keyed', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new TransportV2(new URL(router.url), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      const read = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'notes.txt') } } })) as ToolResult;
+      assert.ok((read.content ?? []).some((b) => b.type === 'text' && (b.text ?? '').includes('keyed modern read')), JSON.stringify(read).slice(0, 300));
+    } finally {
+      await client.close();
+    }
+    const anonymous = new ClientV2({ name: 'era-2026-anonymous', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await assert.rejects(anonymous.connect(new TransportV2(new URL(router.url))), /401|authoriz/i);
+    await anonymous.close().catch(() => undefined);
   });
 });
