@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { PROTOCOL_VERSIONS } from '../src/mcp/domain/protocol-versions';
+import { LEGACY_VERSIONS, PROTOCOL_VERSIONS } from '../src/mcp/domain/protocol-versions';
 import { rawConnection, rawRequest, requestText } from './support/raw-http';
 import { captureLogs } from './support/logs';
 import { startRouter, testConfig, type RunningRouter } from './support/router';
@@ -185,7 +185,7 @@ describe('edge: protocol versions', () => {
   const initialize = (protocolVersion: string) =>
     rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
-  for (const version of PROTOCOL_VERSIONS) {
+  for (const version of LEGACY_VERSIONS) {
     test(`${version}: initialize, initialized, tools/list and tools/call with its header`, async () => {
       assert.equal((await initialize(version)).body!.result.protocolVersion, version);
       assert.equal((await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, version)).status, 202);
@@ -198,13 +198,14 @@ describe('edge: protocol versions', () => {
     });
   }
 
-  test('a version the router does not implement is negotiated to its newest; an unknown header value is 400', async () => {
-    for (const asked of ['2025-03-26', '2099-01-01']) assert.equal((await initialize(asked)).body!.result.protocolVersion, PROTOCOL_VERSIONS[0], asked);
+  test('a version the router does not implement is negotiated to its newest legacy one; an unknown header value is 400', async () => {
+    for (const asked of ['2025-03-26', '2099-01-01', '2026-07-28']) assert.equal((await initialize(asked)).body!.result.protocolVersion, LEGACY_VERSIONS[0], asked);
     for (const header of ['2099-01-01', 'latest', '2025-03-26']) {
       const answer = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, header);
       assert.equal(answer.status, 400, header);
       assert.equal(answer.body!.id, 4);
-      assert.match(answer.body!.error.message, /unsupported MCP-Protocol-Version/);
+      assert.equal(answer.body!.error.code, -32022);
+      assert.deepEqual(answer.body!.error.data, { supported: PROTOCOL_VERSIONS, requested: header });
     }
     // Without the header (clients older than it) the request is served.
     assert.equal((await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/list' })).status, 200);

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Principal } from '../common/principal';
 import { BodyBudget, reservationOf } from './domain/body-budget';
-import type { HttpAnswer, McpService } from './mcp.service';
+import type { HttpAnswer } from './era-dialect';
+import type { McpService } from './mcp.service';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,8 +2,11 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { BatchModule } from '../batch/batch.module';
+import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
+import { ModernEra } from './modern-era';
+import { PublishedSurface } from './published-surface';
 
-@Module({ imports: [BatchModule, AuthModule, AuditModule], controllers: [McpController], providers: [McpService] })
+@Module({ imports: [BatchModule, AuthModule, AuditModule], controllers: [McpController], providers: [McpService, PublishedSurface, LegacyEra, ModernEra] })
 export class McpModule {}

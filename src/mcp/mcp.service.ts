@@ -1,32 +1,19 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { BatchService } from '../batch/batch.service';
-import { FindToolService } from '../batch/find-tool.service';
+import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { AuthService } from '../auth/auth.service';
 import { refusalBody } from '../auth/domain/bearer';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { EdgeError, edgeErrorAnswer } from './mcp.errors';
-import { HTTP_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
-import type { HttpConfig, WritesConfig } from '../config/config.types';
-import { errorMessage, parseIncoming, resultMessage, resultMessageJson, type RequestId } from './domain/jsonrpc';
-import { negotiateVersion, PROTOCOL_VERSION_HEADER, versionHeaderProblem } from './domain/protocol-versions';
+import { HTTP_CONFIG } from '../config/config.tokens';
+import type { HttpConfig } from '../config/config.types';
+import { errorMessage, parseIncoming, type RequestId } from './domain/jsonrpc';
+import { notificationVersionProblem, selectEra, type EraRefusal } from './domain/request-era';
 import { guardRequest } from './domain/request-guard';
-import { findToolResult, refusal, refusalResult } from './domain/tool-result';
-import { checkFindToolInput } from './domain/find-tool-input';
-import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
+import type { HttpAnswer } from './era-dialect';
+import { LegacyEra } from './legacy-era';
+import { ModernEra } from './modern-era';
 
-/**
- * What the controller sends back: an HTTP status, headers and, unless 202, a JSON body: a value
- * to serialize, or a string that is JSON text already (a `tools/call` answer, serialized once;
- * Fastify sends a string as is).
- */
-export interface HttpAnswer {
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
 
 /** What admission reads of an HTTP request: its head, never its body. */
 export interface McpRequestHead {
@@ -45,39 +32,22 @@ export interface McpHttpRequest extends McpRequestHead {
 /** Who may go on, or the answer that ends the request. */
 export type Admission = { ok: true; principal: Principal } | { ok: false; answer: HttpAnswer };
 
-export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as const;
-
-const INSTRUCTIONS =
-  'This router fronts many MCP servers. Use find_tool to search their tools, then invoke_read_tool ' +
-  'with the exact name (and server) to call a read-only one, or invoke_read_tool_batch for up to 25 ' +
-  'read-only calls in one round trip.';
-const WRITE_INSTRUCTIONS =
-  ' Tools that change something go through invoke_tool; a destructive one first answers ' +
-  'confirmation_required with a `confirmation` to pass back as `confirm` with the same call.';
-
 /**
- * Stateless MCP over Streamable HTTP (spec 2025-06-18 "Transports"): each POST carries one
- * JSON-RPC message and gets one `application/json` answer. Handling these few methods here rather
- * than through the SDK's server transport measured several times the requests/s (issue #2).
+ * Stateless MCP over Streamable HTTP, both protocol eras on one endpoint (spec 2026-07-28,
+ * "Versioning": a dual-era server): each POST carries one JSON-RPC message and gets one
+ * `application/json` answer. `selectEra` reads the era of each request from its headers and
+ * `_meta`; the era's dialect answers it (docs/protocol-eras.md). Handling these few methods here
+ * rather than through the SDK's server transport measured several times the requests/s (issue #2).
  */
 @Injectable()
 export class McpService {
-  private readonly logger = new Logger(McpService.name);
-  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (issue 14). */
-  private readonly published: readonly { name: string }[];
-  private readonly instructions: string;
-
   constructor(
-    private readonly batch: BatchService,
-    private readonly finder: FindToolService,
     private readonly auth: AuthService,
     private readonly audit: AuditService,
+    private readonly legacy: LegacyEra,
+    private readonly modern: ModernEra,
     @Inject(HTTP_CONFIG) private readonly http: HttpConfig,
-    @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
-  ) {
-    this.published = writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : PUBLISHED_TOOLS;
-    this.instructions = writes.enabled ? INSTRUCTIONS + WRITE_INSTRUCTIONS : INSTRUCTIONS;
-  }
+  ) {}
 
   /**
    * Checks the edge (Host, Origin), then who is calling (DESIGN §10): from the request's head
@@ -109,83 +79,28 @@ export class McpService {
       principal = admission.principal;
     }
     const incoming = parseIncoming(request.body);
-    if (incoming.kind === 'request' || incoming.kind === 'notification') {
-      const problem = incoming.method === 'initialize' ? undefined : versionHeaderProblem(request.headers[PROTOCOL_VERSION_HEADER]);
-      if (problem !== undefined) return { status: 400, body: errorMessage(incoming.kind === 'request' ? incoming.id : null, -32000, problem) };
-    }
     switch (incoming.kind) {
       case 'invalid':
         return { status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) };
-      case 'notification':
+      case 'notification': {
+        const problem = notificationVersionProblem(request.headers);
+        return problem === undefined ? { status: 202 } : refused(null, problem);
+      }
       case 'response':
         return { status: 202 };
-      case 'request':
-        return { status: 200, body: await this.answer(incoming.id, incoming.method, incoming.params, principal) };
-    }
-  }
-
-  private async answer(id: RequestId, method: string, params: Record<string, unknown>, principal: Principal): Promise<unknown> {
-    switch (method) {
-      case 'initialize':
-        return resultMessage(id, {
-          protocolVersion: negotiateVersion(params.protocolVersion),
-          capabilities: { tools: { listChanged: false } },
-          serverInfo: SERVER_INFO,
-          instructions: this.instructions,
-        });
-      case 'ping':
-        return resultMessage(id, {});
-      case 'tools/list':
-        return resultMessage(id, { tools: this.published });
-      case 'tools/call':
-        return this.callTool(id, params, principal);
-      default:
-        return errorMessage(id, ErrorCode.MethodNotFound, 'Method not found');
-    }
-  }
-
-  private async callTool(id: RequestId, params: Record<string, unknown>, principal: Principal): Promise<unknown> {
-    const { name } = params;
-    const args = params.arguments ?? {};
-    if (typeof name !== 'string') return errorMessage(id, ErrorCode.InvalidParams, 'Invalid params: `name` must be a string');
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-      return errorMessage(id, ErrorCode.InvalidParams, 'Invalid params: `arguments` must be an object');
-    }
-    return resultMessageJson(id, await this.runTool(name, args as Record<string, unknown>, principal));
-  }
-
-  /**
-   * The tool's whole result as JSON text. `isError` is true only when nothing was dispatched (a
-   * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
-   * entries did (DESIGN §5).
-   */
-  private async runTool(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
-    switch (name) {
-      case FIND_TOOL: {
-        const input = checkFindToolInput(args);
-        if (!input.ok) return refusalResult(refusal('invalid_arguments', input.message));
-        const outcome = await this.finder.find(input.query, principal);
-        return outcome.ok ? findToolResult(outcome.answer) : refusalResult(refusal('invalid_arguments', outcome.message));
+      case 'request': {
+        const { id, method, params } = incoming;
+        const era = selectEra(request.headers, method, params);
+        if (era.era === 'refused') return refused(id, era);
+        return (era.era === 'modern' ? this.modern : this.legacy).answer({ id, method, params, principal });
       }
-      case INVOKE_READ_TOOL:
-        return (await this.batch.read(args, principal)).wire;
-      case INVOKE_READ_TOOL_BATCH: {
-        const outcome = await this.batch.readBatch(args, principal);
-        if ('rejected' in outcome) return refusalResult(refusal(outcome.rejected.code, outcome.rejected.message));
-        return outcome.wire;
-      }
-      case INVOKE_TOOL:
-        if (this.writes.enabled) return (await this.batch.write(args, principal)).wire;
-        return this.unknownTool();
-      default:
-        return this.unknownTool();
     }
   }
+}
 
-  /** As the SDK's own server does: a tool error the client shows to the model (DESIGN §1). */
-  private unknownTool(): string {
-    return refusalResult(refusal('unknown_tool', `This router publishes ${this.published.map((t) => t.name).join(', ')} only`));
-  }
+/** An era refusal: HTTP 400 with the JSON-RPC error (spec 2026-07-28, Streamable HTTP "Server Validation"). */
+function refused(id: RequestId | null, refusal: EraRefusal): HttpAnswer {
+  return { status: 400, body: errorMessage(id, refusal.code, refusal.message, refusal.data) };
 }
 
 function single(header: string | string[] | undefined): string | undefined {

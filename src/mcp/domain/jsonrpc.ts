@@ -126,6 +126,6 @@ export function resultMessageJson(id: RequestId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 }
 
-export function errorMessage(id: RequestId | null, code: number, message: string): unknown {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+export function errorMessage(id: RequestId | null, code: number, message: string, data?: unknown): unknown {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }

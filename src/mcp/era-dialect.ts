@@ -1,0 +1,31 @@
+import type { Principal } from '../common/principal';
+import type { RequestId } from './domain/jsonrpc';
+
+/**
+ * What the controller sends back: an HTTP status, headers and, unless 202, a JSON body: a value
+ * to serialize, or a string that is JSON text already (serialized once; Fastify sends a string as
+ * is).
+ */
+export interface HttpAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** One JSON-RPC request, admitted and past the era checks of its headers and `_meta`. */
+export interface EraRequest {
+  id: RequestId;
+  method: string;
+  params: Record<string, unknown>;
+  principal: Principal;
+}
+
+/**
+ * One protocol era's methods and result shapes (docs/protocol-eras.md): `LegacyEra` for clients
+ * that open with `initialize` (2025-06-18, 2025-11-25), `ModernEra` for 2026-07-28 clients whose
+ * every request carries its version in `_meta`. Both publish the same surface; `McpService`
+ * picks one per request and keeps one path.
+ */
+export interface EraDialect {
+  answer(request: EraRequest): Promise<HttpAnswer>;
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, resultMessage, resultMessageJson } from './domain/jsonrpc';
+import { negotiateVersion } from './domain/protocol-versions';
+import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
+import { PublishedSurface, SERVER_INFO } from './published-surface';
+
+/**
+ * The 2025 era (spec 2025-06-18 and 2025-11-25): `initialize` negotiates a version, then each
+ * request is served alone, since this endpoint keeps no session (Streamable HTTP allows a server
+ * to mint none). Every answer is HTTP 200, errors included, as those revisions have it.
+ */
+@Injectable()
+export class LegacyEra implements EraDialect {
+  constructor(private readonly surface: PublishedSurface) {}
+
+  async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
+    switch (method) {
+      case 'initialize':
+        return ok(
+          resultMessage(id, {
+            protocolVersion: negotiateVersion(params.protocolVersion),
+            capabilities: { tools: { listChanged: false } },
+            serverInfo: SERVER_INFO,
+            instructions: this.surface.instructions,
+          }),
+        );
+      case 'ping':
+        return ok(resultMessage(id, {}));
+      case 'tools/list':
+        return ok(resultMessage(id, { tools: this.surface.tools }));
+      case 'tools/call': {
+        const outcome = await this.surface.call(params, principal);
+        return ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
+      }
+      default:
+        return ok(errorMessage(id, ErrorCode.MethodNotFound, 'Method not found'));
+    }
+  }
+}
+
+function ok(body: unknown): HttpAnswer {
+  return { status: 200, body };
+}

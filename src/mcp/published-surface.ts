@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BatchService } from '../batch/batch.service';
+import { FindToolService } from '../batch/find-tool.service';
+import type { Principal } from '../common/principal';
+import { WRITES_CONFIG } from '../config/config.tokens';
+import type { WritesConfig } from '../config/config.types';
+import { checkFindToolInput } from './domain/find-tool-input';
+import { findToolResult, refusal, refusalResult } from './domain/tool-result';
+import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
+
+export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as const;
+
+const INSTRUCTIONS =
+  'This router fronts many MCP servers. Use find_tool to search their tools, then invoke_read_tool ' +
+  'with the exact name (and server) to call a read-only one, or invoke_read_tool_batch for up to 25 ' +
+  'read-only calls in one round trip.';
+const WRITE_INSTRUCTIONS =
+  ' Tools that change something go through invoke_tool; a destructive one first answers ' +
+  'confirmation_required with a `confirmation` to pass back as `confirm` with the same call.';
+
+/** A `tools/call` outcome: the tool's result as JSON text, or params the method cannot take. */
+export type ToolCallOutcome = { ok: true; resultJson: string } | { ok: false; message: string };
+
+/**
+ * What the router publishes, whatever the protocol era of the client: its tools, in one fixed
+ * order (find_tool first, as a model should use them; spec 2026-07-28 "Tools": deterministic
+ * order), its instructions, and the running of a published tool. Static for the life of the
+ * process: only a restart with another `writes` setting changes it.
+ */
+@Injectable()
+export class PublishedSurface {
+  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (issue 14). */
+  readonly tools: readonly { name: string }[];
+  readonly instructions: string;
+
+  constructor(
+    private readonly batch: BatchService,
+    private readonly finder: FindToolService,
+    @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
+  ) {
+    this.tools = Object.freeze(writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : [...PUBLISHED_TOOLS]);
+    this.instructions = writes.enabled ? INSTRUCTIONS + WRITE_INSTRUCTIONS : INSTRUCTIONS;
+  }
+
+  /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */
+  async call(params: Record<string, unknown>, principal: Principal): Promise<ToolCallOutcome> {
+    const { name } = params;
+    const args = params.arguments ?? {};
+    if (typeof name !== 'string') return { ok: false, message: 'Invalid params: `name` must be a string' };
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: false, message: 'Invalid params: `arguments` must be an object' };
+    return { ok: true, resultJson: await this.run(name, args as Record<string, unknown>, principal) };
+  }
+
+  /**
+   * The tool's whole result as JSON text. `isError` is true only when nothing was dispatched (a
+   * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
+   * entries did (DESIGN §5).
+   */
+  private async run(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
+    switch (name) {
+      case FIND_TOOL: {
+        const input = checkFindToolInput(args);
+        if (!input.ok) return refusalResult(refusal('invalid_arguments', input.message));
+        const outcome = await this.finder.find(input.query, principal);
+        return outcome.ok ? findToolResult(outcome.answer) : refusalResult(refusal('invalid_arguments', outcome.message));
+      }
+      case INVOKE_READ_TOOL:
+        return (await this.batch.read(args, principal)).wire;
+      case INVOKE_READ_TOOL_BATCH: {
+        const outcome = await this.batch.readBatch(args, principal);
+        if ('rejected' in outcome) return refusalResult(refusal(outcome.rejected.code, outcome.rejected.message));
+        return outcome.wire;
+      }
+      case INVOKE_TOOL:
+        if (this.writes.enabled) return (await this.batch.write(args, principal)).wire;
+        return this.unknownTool();
+      default:
+        return this.unknownTool();
+    }
+  }
+
+  /** As the SDK's own server does: a tool error the client shows to the model (DESIGN §1). */
+  private unknownTool(): string {
+    return refusalResult(refusal('unknown_tool', `This router publishes ${this.tools.map((t) => t.name).join(', ')} only`));
+  }
+}
