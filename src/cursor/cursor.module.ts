@@ -1,9 +1,33 @@
 import { Module } from '@nestjs/common';
-import { CLOCK, systemClock } from '../common/clock';
+import { CLOCK, systemClock, type Clock } from '../common/clock';
+import { ROUTER_CONFIG } from '../config/config.tokens';
+import type { RouterConfig } from '../config/config.types';
 import { CursorService } from './cursor.service';
+import { MemoryUsedConfirmations } from './memory-used-confirmations';
+import { RedisUsedConfirmations } from './redis-used-confirmations';
+import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations';
 
+/**
+ * Where used confirmation ids are kept (issue 14): in the Redis the rate limits share when
+ * `rateLimit.store` is `redis` (single use across replicas), in memory otherwise.
+ */
+function usedConfirmationsFor(config: RouterConfig, clock: Clock): UsedConfirmations {
+  const store = config.rateLimitStore ?? { kind: 'memory' };
+  switch (store.kind) {
+    case 'memory':
+      return new MemoryUsedConfirmations(clock);
+    case 'redis':
+      return new RedisUsedConfirmations(store);
+  }
+}
+
+/** Cursors and confirmation tokens. Reads ROUTER_CONFIG and CURSOR_CONFIG from the global ConfigModule. */
 @Module({
-  providers: [CursorService, { provide: CLOCK, useValue: systemClock }],
+  providers: [
+    CursorService,
+    { provide: CLOCK, useValue: systemClock },
+    { provide: USED_CONFIRMATIONS, inject: [ROUTER_CONFIG, CLOCK], useFactory: usedConfirmationsFor },
+  ],
   exports: [CursorService],
 })
 export class CursorModule {}
