@@ -8,11 +8,13 @@ import { RedisUsedConfirmations } from './redis-used-confirmations';
 import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations';
 
 /**
- * Where used confirmation ids are kept (issue 14): in the Redis the rate limits share when
- * `rateLimit.store` is `redis` (single use across replicas), in memory otherwise.
+ * Where used confirmation ids are kept (issue 14): with writes enabled and `rateLimit.store:
+ * redis`, in that Redis (single use across replicas, on a connection of its own); otherwise in
+ * memory.
  */
 function usedConfirmationsFor(config: RouterConfig, clock: Clock): UsedConfirmations {
-  const store = config.rateLimitStore ?? { kind: 'memory' };
+  // Without writes no token is ever used: no second Redis connection for nothing.
+  const store = config.writes?.enabled === true ? (config.rateLimitStore ?? { kind: 'memory' }) : { kind: 'memory' as const };
   switch (store.kind) {
     case 'memory':
       return new MemoryUsedConfirmations(clock);
