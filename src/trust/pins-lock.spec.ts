@@ -33,3 +33,10 @@ test("another host's lock is broken only once it is older than staleMs", () => {
   assert.equal(withPinsLock(file, () => 'ran', { waitMs: 30, staleMs: 60_000 }), 'ran');
   assert.equal(existsSync(`${file}.lock`), false);
 });
+
+test('a lock of a process of this host that is gone, or of a former process with our pid, is broken at once', () => {
+  const file = fresh();
+  writeFileSync(`${file}.lock`, holder(hostname(), process.pid));
+  assert.equal(withPinsLock(file, () => 'ran', { waitMs: 30, staleMs: 60_000 }), 'ran');
+  assert.equal(existsSync(`${file}.lock`), false);
+});

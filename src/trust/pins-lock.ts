@@ -99,7 +99,10 @@ function readHolder(lock: string): { text: string; holder: Holder | undefined; a
 function isStale(seen: { holder: Holder | undefined; ageMs: number }, staleMs: number): boolean {
   if (seen.ageMs > staleMs) return true;
   const h = seen.holder;
-  return h !== undefined && h.host === hostname() && h.pid !== process.pid && !processExists(h.pid);
+  if (h === undefined || h.host !== hostname()) return false;
+  // Our own pid but not our lock (we never wait while holding one): a former process of this
+  // host with the same pid, as after a container restart.
+  return h.pid === process.pid || !processExists(h.pid);
 }
 
 function processExists(pid: number): boolean {
