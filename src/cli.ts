@@ -5,14 +5,19 @@ import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { approvePending, parseSelector, type Selector } from './trust/domain/approval';
 import { diffReport, listReport } from './trust/domain/pins-report';
-import { readPinsFile, writePinsFile } from './trust/pins-file.store';
+import { readPinsFile, updatePinsFile } from './trust/pins-file.store';
+import { PinsLockBusyError } from './trust/pins-lock';
+
+/** The CLI waits longer than the router for the lock: a person can wait, a catalog review should not. */
+const CLI_LOCK = { waitMs: 10_000, staleMs: 10_000 };
 
 const USAGE = 'usage: centralmcp-router pins list|diff|approve [backend[:tool]] [--by NAME]\n' +
   'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second';
 
 /**
  * `centralmcp-router pins …` (issue 14): reviews and approves tool definitions in the pins file
- * without editing it by hand. Exit codes: 0 done, 1 nothing matched, 2 usage, 78 bad config.
+ * without editing it by hand. Exit codes: 0 done, 1 nothing matched, 2 usage, 75 the pins file
+ * stayed locked by another writer (try again), 78 bad config.
  */
 function main(argv: string[]): number {
   const [group, command, ...rest] = argv;
@@ -38,10 +43,20 @@ function main(argv: string[]): number {
   if (command === 'list') return out(listReport(doc, selector));
   if (command === 'diff') return out(diffReport(doc, selector));
   const approver = by ?? safeUser();
-  const result = approvePending(doc, selector, approver, new Date().toISOString());
-  if (result.approved.length === 0) return fail('nothing pending matches', 1);
-  writePinsFile(file, result.doc);
-  return out(result.approved.map((p) => `approved ${p.backend}:${p.tool} ${p.sha256.slice(0, 12)} by ${approver}`).join('\n'));
+  // Under the pins lock, on the file as it is then: a router recording a new definition or another
+  // approval at the same moment loses nothing (issue 14).
+  let approved;
+  try {
+    ({ value: approved } = updatePinsFile(file, CLI_LOCK, (current) => {
+      const result = approvePending(current.doc, selector, approver, new Date().toISOString());
+      return { doc: result.approved.length > 0 ? result.doc : undefined, value: result.approved };
+    }));
+  } catch (err) {
+    if (err instanceof PinsLockBusyError) return fail(err.message, 75);
+    throw err;
+  }
+  if (approved.length === 0) return fail('nothing pending matches', 1);
+  return out(approved.map((p) => `approved ${p.backend}:${p.tool} ${p.sha256.slice(0, 12)} by ${approver}`).join('\n'));
 }
 
 function safeUser(): string {

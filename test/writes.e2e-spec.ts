@@ -32,7 +32,7 @@ describe('invoke_tool without writes.enabled', () => {
   let router: RunningRouter;
   const clients: Client[] = [];
   before(async () => {
-    router = await startRouter(testConfig([filesBackend(dir, { env: {} })]));
+    router = await startRouter(testConfig([filesBackend(dir, { env: {} }), memoryBackend(join(tempDir(), 'm.jsonl'))]));
   });
   after(async () => {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -48,6 +48,79 @@ describe('invoke_tool without writes.enabled', () => {
     assert.equal(answer.isError, true);
     assert.equal(answer.head.status, 'unknown_tool');
     assert.equal(existsSync(target), false);
+  });
+
+  test("memory's create_entities through it answers as an unknown tool; the graph stays empty", async () => {
+    const client = await connect(router, undefined, clients);
+    const answer = await invoke(client, 'invoke_tool', { name: 'create_entities', arguments: { entities: [{ name: 'ghost', entityType: 'x', observations: ['never stored'] }] } });
+    assert.equal(answer.head.status, 'unknown_tool');
+    const graph = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_graph' } })) as ToolResult;
+    assert.doesNotMatch(JSON.stringify(graph.content), /never stored/);
+  });
+});
+
+describe('invoke_tool with the memory server: create without confirmation, delete with it', () => {
+  let router: RunningRouter;
+  const clients: Client[] = [];
+  let writer: Client;
+  let otherWriter: Client;
+  let reader: Client;
+  const graphText = async (): Promise<string> => JSON.stringify(((await reader.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_graph' } })) as ToolResult).content);
+
+  before(async () => {
+    router = await startRouter(
+      testConfig([memoryBackend(join(tempDir(), 'm.jsonl'))], {
+        auth: {
+          mode: 'apiKeys',
+          allowInsecure: false,
+          apiKeys: [
+            { principal: 'wanda', sha256: sha256(WRITER_KEY), groups: ['writers'] },
+            { principal: 'walt', sha256: sha256(OTHER_WRITER_KEY), groups: ['writers'] },
+            { principal: 'rita', sha256: sha256(READER_KEY), groups: ['readers'] },
+          ],
+        },
+        access: { rules: [{ groups: ['writers'], allow: ['*'], write: ['memory:*'] }, { groups: ['readers'], allow: ['*'] }] },
+        writes: { enabled: true, allow: ['memory:*'], deny: [] },
+      }),
+    );
+    writer = await connect(router, WRITER_KEY, clients);
+    otherWriter = await connect(router, OTHER_WRITER_KEY, clients);
+    reader = await connect(router, READER_KEY, clients);
+  });
+  after(async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await router.close();
+  });
+
+  test('create_entities runs at once; delete_entities is confirmed, single use, bound to caller and arguments', async () => {
+    const entities = { entities: [{ name: 'gateway', entityType: 'service', observations: ['routes tool calls'] }, { name: 'cache', entityType: 'service', observations: ['keeps answers'] }] };
+    const denied = await invoke(reader, 'invoke_tool', { name: 'create_entities', arguments: entities });
+    assert.equal(denied.head.status, 'unknown_tool');
+    assert.doesNotMatch(await graphText(), /routes tool calls/);
+    const created = await invoke(writer, 'invoke_tool', { name: 'create_entities', arguments: entities });
+    assert.equal(created.head.status, 'ok', 'destructiveHint: false needs no confirmation');
+    assert.match(await graphText(), /routes tool calls/);
+
+    const args = { entityNames: ['gateway'] };
+    const asked = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: args });
+    assert.equal(asked.head.status, 'confirmation_required');
+    assert.deepEqual(asked.head.summary.argument_names, ['entityNames']);
+    const token = asked.head.confirmation as string;
+    assert.equal((await invoke(reader, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token })).head.status, 'unknown_tool');
+    assert.equal((await invoke(otherWriter, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token })).head.status, 'blocked');
+    const otherArgs = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: { entityNames: ['cache'] }, confirm: token });
+    assert.equal(otherArgs.head.status, 'blocked');
+    assert.match(await graphText(), /keeps answers/, 'the token did not delete another entity');
+    assert.match(await graphText(), /routes tool calls/);
+
+    const confirmed = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token });
+    assert.equal(confirmed.head.status, 'ok');
+    assert.doesNotMatch(await graphText(), /routes tool calls/);
+    await invoke(writer, 'invoke_tool', { name: 'create_entities', arguments: { entities: [entities.entities[0]] } });
+    const replay = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token });
+    assert.equal(replay.head.status, 'blocked');
+    assert.match(replay.head.error.message, /already used/);
+    assert.match(await graphText(), /routes tool calls/, 'the replay deleted nothing');
   });
 });
 

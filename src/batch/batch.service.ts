@@ -290,7 +290,11 @@ export class BatchService {
         const issued = this.cursors.issueConfirmation(binding);
         return { confirmation: confirmationAnswer(tool, Object.keys(args), issued.token), argsDigest: digest, confirmationId: issued.id };
       }
-      const used = this.cursors.useConfirmation(confirm as string, binding);
+      const used = await this.cursors.useConfirmation(confirm as string, binding);
+      if (!used.ok && used.reason === 'store_unavailable') {
+        // Fail closed (issue 14): without the shared record a replayed token could write twice.
+        return answer(tool.name, tool.backend, new RouterError('confirmation_unavailable', CONFIRMATION_UNAVAILABLE));
+      }
       if (!used.ok) return answer(tool.name, tool.backend, new RouterError('blocked', confirmationMessage(used.reason)));
       confirmationId = used.id;
     }
@@ -439,6 +443,10 @@ function confirmationAnswer(tool: CatalogTool, argumentNames: string[], token: s
   const json = JSON.stringify(value);
   return { answer, wire: resultJson([JSON.stringify(textBlock(json))], json, false) };
 }
+
+const CONFIRMATION_UNAVAILABLE =
+  'the confirmation could not be checked: the shared record of used confirmations (Redis) is unavailable, so nothing was called; ' +
+  'send the same call with the same `confirm` again shortly (if it then reads "already used", call without `confirm` for a new one)';
 
 function confirmationMessage(reason: string): string {
   switch (reason) {

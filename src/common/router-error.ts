@@ -14,6 +14,7 @@ export type RouterErrorCode =
   | 'backend_failed'
   | 'response_too_large'
   | 'rate_limited'
+  | 'confirmation_unavailable'
   | 'shutting_down';
 
 /** A local failure with a closed code. Messages never contain argument values. */
@@ -40,6 +41,7 @@ export function statusOf(code: RouterErrorCode): Exclude<CallStatus, 'ok'> {
     case 'backend_failed':
     case 'response_too_large':
     case 'rate_limited':
+    case 'confirmation_unavailable':
     case 'shutting_down':
       return 'error';
   }

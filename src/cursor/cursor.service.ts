@@ -6,9 +6,19 @@ import type { CursorConfig } from '../config/config.types';
 import { checkCursor, encodeCursor, type CursorRejection } from './domain/cursor-codec';
 import type { Position } from './domain/bounding';
 import { checkConfirmation, encodeConfirmation, type ConfirmationBinding, type ConfirmationRejection } from './domain/confirmation-codec';
+import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations';
 
 /** How long a write's confirmation token may be used (issue 14). */
 export const CONFIRMATION_TTL_SECONDS = 120;
+
+/**
+ * How much longer than its token a used id is remembered: replicas' clocks may be this far apart
+ * and a replica whose clock is behind still accepts the token.
+ */
+const CLOCK_ALLOWANCE_MS = 30_000;
+
+/** Why a confirmation was refused: the token's own fault, or the shared record could not be asked. */
+export type ConfirmationRefusal = ConfirmationRejection | 'store_unavailable';
 
 /** What a cursor is bound to (DESIGN §6): never argument values, only their digest. */
 export interface CursorBinding {
@@ -24,12 +34,10 @@ export interface CursorBinding {
  */
 @Injectable()
 export class CursorService {
-  /** Confirmation ids already used, with their expiry (Unix seconds): a used token is refused until then. */
-  private readonly usedConfirmations = new Map<string, number>();
-
   constructor(
     @Inject(CURSOR_CONFIG) private readonly config: CursorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(USED_CONFIRMATIONS) private readonly used: UsedConfirmations,
   ) {}
 
   get ttlSeconds(): number {
@@ -54,16 +62,21 @@ export class CursorService {
 
   /**
    * Checks a confirmation token for this write and, when it is good, uses it up: the same token is
-   * refused from then on. Used ids are kept in this process until they expire, so single use holds
-   * per replica (a token is issued and used by one client talking to one router, as a rule).
+   * refused from then on, on this replica and, with the Redis store, on every replica sharing it.
+   * `store_unavailable`: the shared record could not be asked; the token was not used up.
    */
-  useConfirmation(token: string, binding: ConfirmationBinding): { ok: true; id: string } | { ok: false; reason: ConfirmationRejection } {
-    const now = Math.floor(this.clock.now() / 1000);
-    for (const [id, expiresAt] of this.usedConfirmations) if (expiresAt <= now) this.usedConfirmations.delete(id);
-    const checked = checkConfirmation(token, this.config.secret, now, binding);
+  async useConfirmation(token: string, binding: ConfirmationBinding): Promise<{ ok: true; id: string } | { ok: false; reason: ConfirmationRefusal }> {
+    const nowMs = this.clock.now();
+    const checked = checkConfirmation(token, this.config.secret, Math.floor(nowMs / 1000), binding);
     if (!checked.ok) return checked;
-    if (this.usedConfirmations.has(checked.claims.id)) return { ok: false, reason: 'used' };
-    this.usedConfirmations.set(checked.claims.id, checked.claims.expiresAt);
-    return { ok: true, id: checked.claims.id };
+    const ttlMs = checked.claims.expiresAt * 1000 - nowMs + CLOCK_ALLOWANCE_MS;
+    switch (await this.used.claim(checked.claims.id, ttlMs)) {
+      case 'claimed':
+        return { ok: true, id: checked.claims.id };
+      case 'used':
+        return { ok: false, reason: 'used' };
+      case 'unavailable':
+        return { ok: false, reason: 'store_unavailable' };
+    }
   }
 }

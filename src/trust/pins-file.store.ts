@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { EMPTY_PINS, parsePins, serializePins, type PinsDocument } from './domain/pins-file';
+import { withPinsLock, type LockOptions } from './pins-lock';
 
 /** The pins file as read: the document and the exact text (to tell a later change from our own write). */
 export interface ReadPins {
@@ -28,12 +30,31 @@ export function readPinsFile(file: string): ReadPins {
 
 /**
  * Writes the pins file atomically (a temporary file beside it, renamed over it), so no reader (a
- * person, the CLI, the router's watch) ever sees half a file. Returns the text written.
+ * person, the CLI, the router's watch) ever sees half a file. Returns the text written. Writers
+ * hold the pins lock (see `updatePinsFile`); this alone does not keep another writer's change.
  */
 export function writePinsFile(file: string, doc: PinsDocument): string {
   const text = serializePins(doc);
-  const temporary = `${file}.${process.pid}.tmp`;
+  // Unique per writer: two pods over one volume may both be pid 1.
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temporary, text, { mode: 0o644 });
   renameSync(temporary, file);
   return text;
+}
+
+/**
+ * Changes the pins file without losing anyone else's change (issue 14): under the pins lock, reads
+ * the file as it is now, applies `change` to it and writes the result (atomically) when `change`
+ * returns a document. Every writer (the router recording new definitions, the CLI approving) goes
+ * through here, so of two writers the second always starts from the first one's result.
+ */
+export function updatePinsFile<T>(file: string, lock: LockOptions, change: (current: ReadPins) => { doc?: PinsDocument; value: T }): { value: T; text?: string } {
+  return withPinsLock(
+    file,
+    () => {
+      const result = change(readPinsFile(file));
+      return result.doc === undefined ? { value: result.value } : { value: result.value, text: writePinsFile(file, result.doc) };
+    },
+    lock,
+  );
 }

@@ -11,8 +11,9 @@ import type { CatalogTool } from '../registry/registry.types';
 import { definitionOf, pinOf } from './domain/pin';
 import { newPins } from './domain/approval';
 import { EMPTY_PINS, type PinsDocument } from './domain/pins-file';
-import { readPinsFile, writePinsFile } from './pins-file.store';
-import { reviewCatalog, type TrustEvent, type Verdict } from './domain/review';
+import { readPinsFile, updatePinsFile, type ReadPins } from './pins-file.store';
+import type { LockOptions } from './pins-lock';
+import { reviewCatalog, type Review, type SeenTool, type TrustEvent, type Verdict } from './domain/review';
 
 /** What the model is told about a tool that failed its pin, by verdict. */
 const QUARANTINE_REASONS: Record<Exclude<Verdict, 'pinned'>, string> = {
@@ -21,6 +22,12 @@ const QUARANTINE_REASONS: Record<Exclude<Verdict, 'pinned'>, string> = {
 };
 /** How often the pins file is checked for changes made outside the router (the CLI, a person). */
 const WATCH_INTERVAL_MS = 1000;
+/**
+ * The router waits at most this long for the pins lock (the event loop waits with it: a review is
+ * synchronous); the CLI holds it for milliseconds. A lock older than `staleMs` was left by a
+ * process that died on another host (one of this host is seen dead at once).
+ */
+const ROUTER_LOCK: LockOptions = { waitMs: 2_000, staleMs: 10_000 };
 
 /** The mark `find_tool` shows in `warn` mode. */
 const WARNINGS: Record<Exclude<Verdict, 'pinned'>, string> = {
@@ -115,6 +122,10 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
       this.logger.error({ msg: 'pins file not applied', error: (err as Error).message });
       return false;
     }
+    return this.takeUp(read);
+  }
+
+  private takeUp(read: ReadPins): boolean {
     if (read.text === this.lastText) return false;
     this.lastText = read.text;
     for (const pin of newPins(this.doc, read.doc)) {
@@ -127,29 +138,52 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Judges every backend's current catalog again (after the pins changed). */
   private reviewAll(): void {
-    for (const backend of [...this.verdicts.keys()]) this.review(backend, this.registry.toolsOf(backend), false);
+    for (const backend of [...this.verdicts.keys()]) this.review(backend, this.registry.toolsOf(backend));
   }
 
-  private review(backend: string, tools: readonly CatalogTool[], sync = true): void {
-    // Read what may have been approved since, so this review neither misses nor overwrites it.
-    if (sync) this.syncFromDisk();
-    const seen = tools.map((tool) => {
+  /**
+   * Judges a backend's catalog against the pins file as it is now, and records what is new in it,
+   * under the pins lock: the file is read, judged against and written in one step, so a CLI
+   * approval made meanwhile is neither missed nor overwritten (issue 14). Without the lock (held
+   * too long) or a readable file, the catalog is judged against the pins in memory and the file is
+   * left alone; the next review writes what is new.
+   */
+  private review(backend: string, tools: readonly CatalogTool[]): void {
+    const seen: SeenTool[] = tools.map((tool) => {
       const definition = definitionOf(tool);
       return { tool: tool.name, sha256: pinOf(definition), definition };
     });
-    const previous = this.verdicts.get(backend);
+    let judged: Review | undefined;
+    let changedOutside = false;
+    try {
+      const { text } = updatePinsFile(this.config.pinsFile!, ROUTER_LOCK, (current) => {
+        changedOutside = this.takeUp(current);
+        judged = this.judge(backend, seen);
+        return { doc: judged.doc !== this.doc ? judged.doc : undefined, value: undefined };
+      });
+      if (text !== undefined) this.lastText = text;
+    } catch (err) {
+      // The verdicts stand either way (they are in memory); only the record for review waits.
+      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: (err as Error).message });
+    }
+    judged ??= this.judge(backend, seen);
+    this.doc = judged.doc;
+    // Approvals made outside since the last read concern other backends too; the file watch will
+    // not report them again (the router has now read that text).
+    if (changedOutside) for (const other of [...this.verdicts.keys()]) if (other !== backend) this.review(other, this.registry.toolsOf(other));
+  }
+
+  /** Verdicts, metrics and events of one catalog against `this.doc`; the document to keep is returned. */
+  private judge(backend: string, seen: readonly SeenTool[]): Review {
     const result = reviewCatalog(this.doc, backend, seen, {
       approveNewBackend: this.config.approveNewBackends,
       nowIso: new Date(this.clock.now()).toISOString(),
-      previous,
+      previous: this.verdicts.get(backend),
     });
     this.verdicts.set(backend, result.verdicts);
     this.metrics.setQuarantinedTools(backend, [...result.verdicts.values()].filter((v) => v !== 'pinned').length);
     for (const event of result.events) this.report(backend, event);
-    if (result.doc !== this.doc) {
-      this.doc = result.doc;
-      this.save();
-    }
+    return result;
   }
 
   private report(backend: string, event: TrustEvent): void {
@@ -173,19 +207,6 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
         });
         this.audit.recordTrust({ action: 'quarantine', backend, tool: event.tool, sha256: event.sha256, reason: event.reason, mode });
         return;
-    }
-  }
-
-  /**
-   * Writes the pins file (atomically). Synchronous: it happens only when a catalog brings something
-   * new, and keeps the file in step with the verdicts in force.
-   */
-  private save(): void {
-    try {
-      this.lastText = writePinsFile(this.config.pinsFile!, this.doc);
-    } catch (err) {
-      // The verdicts stand (they are in memory); only the record for review is missing.
-      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: (err as NodeJS.ErrnoException).code ?? String(err) });
     }
   }
 }

@@ -152,7 +152,7 @@ The router config file (DESIGN §3): the demo when no backends are set, otherwis
 {{- fail "config.auth is required with your own backends: the router refuses unauthenticated callers on the pod's address (DESIGN §10). Use {mode: apiKeys, …} or {mode: jwt, …}, or {mode: none, allowInsecure: true} when something in front authenticates callers." }}
 {{- end }}
 {{- end }}
-{{- range $key := list "policy" "rateLimit" "principalRateLimit" "auth" "access" "audit" "discovery" }}
+{{- range $key := list "policy" "rateLimit" "principalRateLimit" "auth" "access" "audit" "discovery" "writes" }}
 {{- with get $.Values.config $key }}
 {{- $_ := set $file $key (deepCopy .) }}
 {{- end }}
@@ -170,7 +170,48 @@ The router config file (DESIGN §3): the demo when no backends are set, otherwis
 {{- $_ := set $rateLimit "redis" $redis }}
 {{- $_ := set $file "rateLimit" $rateLimit }}
 {{- end }}
+{{- if ne .Values.trust.mode "off" }}
+{{- /* Pinned definitions (issue 14): the file lives on the trust volume, see trustVolume. */}}
+{{- include "centralmcp-router.trustCheck" . }}
+{{- $trust := dict "mode" .Values.trust.mode "pinsFile" (include "centralmcp-router.pinsFile" .) "approveNewBackends" .Values.trust.approveNewBackends }}
+{{- if not (kindIs "invalid" .Values.trust.relistSeconds) }}{{ $_ := set $trust "relistSeconds" (.Values.trust.relistSeconds | int) }}{{ end }}
+{{- $_ := set $file "trust" $trust }}
+{{- else if not (kindIs "invalid" .Values.trust.relistSeconds) }}
+{{- $_ := set $file "trust" (dict "mode" "off" "relistSeconds" (.Values.trust.relistSeconds | int)) }}
+{{- end }}
 {{- toYaml $file }}
+{{- end }}
+
+{{/*
+Where the pins file lives in the pod: on the trust volume (trust.persistence).
+*/}}
+{{- define "centralmcp-router.pinsDir" -}}/var/lib/centralmcp-router{{- end }}
+{{- define "centralmcp-router.pinsFile" -}}{{ include "centralmcp-router.pinsDir" . }}/pins.json{{- end }}
+
+{{/*
+The claim the pins file is kept on: trust.persistence.existingClaim, else the chart's own when
+trust.persistence.create; empty: an emptyDir.
+*/}}
+{{- define "centralmcp-router.trustClaim" -}}
+{{- if .Values.trust.persistence.existingClaim }}{{ .Values.trust.persistence.existingClaim }}
+{{- else if .Values.trust.persistence.create }}{{ include "centralmcp-router.fullname" . }}-pins
+{{- end }}
+{{- end }}
+
+{{/*
+Refuses trust settings that would lose approvals or split the pins file between pods: enforce on
+an emptyDir (every restart would quarantine everything again, or approve it all again with
+approveNewBackends), and a created ReadWriteOnce claim for more than one pod.
+*/}}
+{{- define "centralmcp-router.trustCheck" -}}
+{{- if ne .Values.trust.mode "off" }}
+{{- if and (eq .Values.trust.mode "enforce") (not (include "centralmcp-router.trustClaim" .)) }}
+{{- fail "trust.mode enforce needs trust.persistence.existingClaim or trust.persistence.create: in an emptyDir every approval is lost with the pod" }}
+{{- end }}
+{{- if and .Values.trust.persistence.create (not .Values.trust.persistence.existingClaim) (or .Values.autoscaling.enabled (gt (int .Values.replicaCount) 1)) (not (has "ReadWriteMany" .Values.trust.persistence.accessModes)) }}
+{{- fail "trust.persistence.accessModes needs ReadWriteMany with more than one pod: every pod must read and write the same pins file" }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
