@@ -14,9 +14,9 @@ import { loadDiscoverySet, scorePart, toolKey, type DiscoverySetName } from './s
  */
 const FLOORS: Record<DiscoverySetName, { recallAt5: number; mrrAt10: number }> = {
   // 46 test queries: one query is 0.022 of recall, so the floor sits two queries under.
-  livemcpbench: { recallAt5: 0.6, mrrAt10: 0.46 },
+  livemcpbench: { recallAt5: 0.6, mrrAt10: 0.5 },
   'bfcl-live': { recallAt5: 0.87, mrrAt10: 0.73 },
-  metatool: { recallAt5: 0.64, mrrAt10: 0.51 },
+  metatool: { recallAt5: 0.65, mrrAt10: 0.52 },
 };
 
 // The ranking as the router runs it: with the offline lexicon.

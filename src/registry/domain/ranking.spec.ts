@@ -56,6 +56,18 @@ test('a tool named by the query ranks first, and its exact name ranks it first',
   assert.equal(names('get-sum')[0], 'everything:get-sum');
 });
 
+test('a tool whose name the request covers ranks above one whose description says more of it', () => {
+  // Without name coverage `create_project` wins: "create" in its name and both words in its short
+  // description outweigh "create" and "task" in the name of `create_task`, whose description is long.
+  const tasks = buildToolIndex([
+    tool('tasks', 'create_task', 'Add a new item to the to-do list, with a title, a due date, a priority and notes.'),
+    tool('tasks', 'complete_task', 'Mark an item done.'),
+    tool('tasks', 'list_tasks', 'Show every item.'),
+    tool('tasks', 'create_project', 'Create a project, with its first task.'),
+  ]);
+  assert.deepEqual(searchTools(tasks, 'create a task', { topK: 2 }).map((h) => h.tool.name), ['create_task', 'create_project']);
+});
+
 test('parameter names and nested parameter descriptions are searched', () => {
   assert.equal(names('glob pattern')[0], 'files:search_files');
   assert.equal(names('relationType')[0], 'memory:create_relations');

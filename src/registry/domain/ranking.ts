@@ -8,7 +8,8 @@ import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type I
  * Ranked search over the tool catalog for `find_tool` (DESIGN §1): BM25F over one document per
  * tool (name, description, parameter names and descriptions, backend name), Porter2-stemmed
  * terms, spelling correction for words the catalog does not know, tools their own description
- * calls deprecated ranked below the rest. Pure: no I/O, no clock, no environment.
+ * calls deprecated ranked below the rest, and a tool whose name the query covers ranked above one
+ * that merely shares words with it. Pure: no I/O, no clock, no environment.
  *
  * Measured on public tool-retrieval sets (`npm run eval:discovery`, BENCHMARKS.md "Discovery"):
  * the constants below were chosen on the sets' tune parts only, and general methods only: no
@@ -50,6 +51,16 @@ const FIELD_LENGTH_NORM: Readonly<Record<IndexedField, number>> = { name: 0.75, 
 const K1 = 1.2;
 const WEIGHTS = INDEXED_FIELDS.map((f) => FIELD_WEIGHT[f]);
 const NORMS = INDEXED_FIELDS.map((f) => FIELD_LENGTH_NORM[f]);
+
+/**
+ * Name coverage: a tool's score is multiplied by 1 + this × the share of its name's words the
+ * query matched (directly, corrected or through a related word). BM25F sums evidence term by
+ * term, so a long description matching two common words can outscore a name the request spells
+ * out whole ("current weather" against `get_current_weather`); a name is what a tool does, and
+ * covering it is evidence beyond the sum. On the tune parts 0.2 raised recall@5 and MRR@10 of all
+ * three sets (0.15 to 0.35 about alike, BENCHMARKS.md "Discovery").
+ */
+const NAME_COVERAGE_WEIGHT = 0.2;
 
 /** A deprecated tool's score is multiplied by this: below a live tool of similar score. */
 const DEPRECATED_FACTOR = 0.5;
@@ -136,6 +147,8 @@ function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts
 interface CompiledPostings {
   readonly docs: readonly IndexedTool[];
   readonly values: Float64Array;
+  /** 1 where the term is one of the tool's name words ({@link IndexedTool.nameTerms}). */
+  readonly inName: Uint8Array;
 }
 
 function compiledPostings(state: IndexState, term: string): CompiledPostings | undefined {
@@ -148,7 +161,9 @@ function compiledPostings(state: IndexState, term: string): CompiledPostings | u
   const idf = Math.log(1 + (total - holders.size + 0.5) / (holders.size + 0.5));
   const docs = [...holders];
   const values = new Float64Array(docs.length);
+  const inName = new Uint8Array(docs.length);
   docs.forEach((doc, i) => {
+    if (doc.nameTerms.includes(term)) inName[i] = 1;
     const counts = doc.counts.get(term) ?? [];
     let tf = 0;
     for (let field = 0; field < counts.length; field += 1) {
@@ -157,7 +172,7 @@ function compiledPostings(state: IndexState, term: string): CompiledPostings | u
     }
     values[i] = (idf * tf) / (K1 + tf);
   });
-  const compiled = { docs, values };
+  const compiled = { docs, values, inName };
   state.compiled.set(term, compiled);
   return compiled;
 }
@@ -168,8 +183,10 @@ function compiledPostings(state: IndexState, term: string): CompiledPostings | u
  * a common word matches thousands of tools in a large catalog.
  */
 function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: string | undefined): { docs: IndexedTool[]; scores: number[] } {
-  const { totals, best } = scratchFor(state);
+  const { totals, best, nameHits } = scratchFor(state);
   const matched: IndexedTool[] = [];
+  // A name word is covered once however many query words lead to it.
+  const covered = new Set<string>();
   for (const { term: word, word: written, weight: queryWeight, implied } of terms) {
     // A word the request wrote counts by how general it is in English; a word a literal implies
     // ("number" for "12") already counts at its own, lower weight.
@@ -181,7 +198,9 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
       const postings = compiledPostings(state, term);
       if (postings === undefined) continue;
       const factor = wordWeight * weight;
-      const { docs, values } = postings;
+      const { docs, values, inName } = postings;
+      const covers = !covered.has(term);
+      if (covers) covered.add(term);
       for (let i = 0; i < docs.length; i += 1) {
         const doc = docs[i];
         if (backend !== undefined && doc.tool.backend !== backend) continue;
@@ -190,6 +209,7 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
         const slot = doc.slot;
         if (best[slot] === 0) touched.push(doc);
         if (value > best[slot]) best[slot] = value;
+        if (covers) nameHits[slot] += inName[i];
       }
     }
     for (const doc of touched) {
@@ -199,9 +219,16 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
       best[slot] = 0;
     }
   }
-  const scores = matched.map((doc) => totals[doc.slot]);
+  const scores = matched.map((doc) => {
+    const slot = doc.slot;
+    const coverage = doc.nameTerms.length === 0 ? 0 : Math.min(1, nameHits[slot] / doc.nameTerms.length);
+    return totals[slot] * (1 + NAME_COVERAGE_WEIGHT * coverage);
+  });
   // Left all zero for the next query (`best` is zeroed word by word above).
-  for (const doc of matched) totals[doc.slot] = 0;
+  for (const doc of matched) {
+    totals[doc.slot] = 0;
+    nameHits[doc.slot] = 0;
+  }
   return { docs: matched, scores };
 }
 
@@ -212,7 +239,7 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
 function scratchFor(state: IndexState): IndexState['scratch'] {
   if (state.scratch.totals.length < state.slotCount) {
     const size = Math.max(state.slotCount, state.scratch.totals.length * 2);
-    state.scratch = { totals: new Float64Array(size), best: new Float64Array(size) };
+    state.scratch = { totals: new Float64Array(size), best: new Float64Array(size), nameHits: new Float64Array(size) };
   }
   return state.scratch;
 }

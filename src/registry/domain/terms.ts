@@ -39,6 +39,18 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
  * into a query matches that tool's name best.
  */
 export function tokenize(text: string): string[] {
+  return split(text, true);
+}
+
+/**
+ * The words of a name or text as {@link tokenize} splits them, without the compounds kept whole:
+ * `read_text_file` → `read`, `text`, `file`. What a tool's name says, word by word.
+ */
+export function nameWords(text: string): string[] {
+  return split(text, false);
+}
+
+function split(text: string, keepWhole: boolean): string[] {
   const terms: string[] = [];
   // Possessives and contractions: "file's" → "file", "don't" → "dont".
   const cleaned = text.replace(/['’]s\b/gu, '').replace(/['’]/gu, '');
@@ -47,7 +59,7 @@ export function tokenize(text: string): string[] {
     if (word === '') continue;
     const parts = splitWord(word);
     terms.push(...parts);
-    if (parts.length > 1) terms.push(word.toLowerCase());
+    if (keepWhole && parts.length > 1) terms.push(word.toLowerCase());
   }
   return terms;
 }

@@ -1,7 +1,7 @@
 import type { CatalogTool, ToolAnnotations } from '../registry.types';
 import { ownTools } from './resolve';
 import type { Lexicon, VocabularyVectors } from './semantic';
-import { normalizeTerm, tokenize } from './terms';
+import { nameWords, normalizeTerm, tokenize } from './terms';
 
 /**
  * The search index of the tool catalog for `find_tool` (DESIGN §1), kept up to date one backend
@@ -37,6 +37,11 @@ export interface IndexedTool {
   readonly counts: ReadonlyMap<string, readonly number[]>;
   /** The description says the tool is deprecated: it ranks below its replacement. */
   readonly deprecated: boolean;
+  /**
+   * The distinct terms of its name's words (`read_text_file` → `read`, `text`, `file`; the
+   * compound left out): how much of the name a query covers is a signal of the ranking.
+   */
+  readonly nameTerms: readonly string[];
   /** The plain words (lowercase letters only) of its text, unstemmed, each once. */
   readonly words: readonly string[];
   /** Its place in the ranking's score arrays, unique among the indexed tools (freed ones are reused). */
@@ -82,7 +87,7 @@ export interface IndexState {
    */
   readonly compiled: Map<string, unknown>;
   /** The ranking's per-slot score arrays, reused by every query (see `ranking.ts`). */
-  scratch: { totals: Float64Array; best: Float64Array };
+  scratch: { totals: Float64Array; best: Float64Array; nameHits: Float64Array };
   /** Term normalization is the cost of indexing: each distinct token is normalized once. */
   readonly normalized: Map<string, string | null>;
   /** Bumped by every change, so a cache of answers knows when it is stale. */
@@ -194,7 +199,12 @@ function toIndexed(id: string, tool: CatalogTool, memo: Map<string, string | nul
     }
     lengths.push(length);
   }
-  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), words: [...words], slot: -1 };
+  const nameTerms = new Set<string>();
+  for (const word of nameWords(text[0])) {
+    const term = normalizeMemo(memo, word);
+    if (term !== null) nameTerms.add(term);
+  }
+  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), nameTerms: [...nameTerms], words: [...words], slot: -1 };
 }
 
 /**
@@ -223,7 +233,7 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     freeSlots: [],
     slotCount: 0,
     compiled: new Map(),
-    scratch: { totals: new Float64Array(0), best: new Float64Array(0) },
+    scratch: { totals: new Float64Array(0), best: new Float64Array(0), nameHits: new Float64Array(0) },
     normalized: new Map(),
     version: 0,
   };
