@@ -12,7 +12,7 @@ export const RESPONSE_TOO_LARGE_CODE = -32099;
 
 /**
  * Turns whatever a backend call rejected with into a RouterError. Messages name the backend and
- * the kind of failure only: a backend's own error text can echo the arguments (DESIGN §5), so it is
+ * the kind of failure only: a backend's own error text can echo the arguments (architecture §5), so it is
  * never copied into the message.
  */
 export function toRouterError(err: unknown, backend: string, timeoutMs: number): RouterError {

@@ -10,7 +10,7 @@ import { checkConfirmation, encodeConfirmation, type ConfirmationBinding, type C
 /** How long a write's confirmation token may be used (issue 14). */
 export const CONFIRMATION_TTL_SECONDS = 120;
 
-/** What a cursor is bound to (DESIGN §6): never argument values, only their digest. */
+/** What a cursor is bound to (architecture §6): never argument values, only their digest. */
 export interface CursorBinding {
   backend: string;
   tool: string;

@@ -80,7 +80,7 @@ export class McpService {
   }
 
   /**
-   * Checks the edge (Host, Origin), then who is calling (DESIGN §10): from the request's head
+   * Checks the edge (Host, Origin), then who is calling (architecture §10): from the request's head
    * alone, so the admission hook can refuse before a byte of the body is read.
    */
   async admit(head: McpRequestHead): Promise<Admission> {
@@ -157,7 +157,7 @@ export class McpService {
   /**
    * The tool's whole result as JSON text. `isError` is true only when nothing was dispatched (a
    * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
-   * entries did (DESIGN §5).
+   * entries did (architecture §5).
    */
   private async runTool(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
     switch (name) {
@@ -182,7 +182,7 @@ export class McpService {
     }
   }
 
-  /** As the SDK's own server does: a tool error the client shows to the model (DESIGN §1). */
+  /** As the SDK's own server does: a tool error the client shows to the model (architecture §1). */
   private unknownTool(): string {
     return refusalResult(refusal('unknown_tool', `This router publishes ${this.published.map((t) => t.name).join(', ')} only`));
   }

@@ -2,7 +2,7 @@ import { RouterError } from '../../common/router-error';
 
 /**
  * The failures a backend call can end in, each with its one message. Messages name the backend
- * and the kind of failure only: a backend's own text may echo the arguments (DESIGN §5).
+ * and the kind of failure only: a backend's own text may echo the arguments (architecture §5).
  */
 export const backendFailure = {
   timedOut: (backend: string, timeoutMs: number) => new RouterError('backend_timeout', `backend ${backend} did not answer within ${timeoutMs} ms`),
