@@ -63,7 +63,7 @@ COPY demo ./demo
 
 # The default config: the repository's demo, plus `auth: {mode: none, allowInsecure: true}`
 # unless it sets auth itself. The container listens on 0.0.0.0, where the router refuses
-# unauthenticated callers unless told so (DESIGN §10): this default is for trying the image out;
+# unauthenticated callers unless told so (architecture §10): this default is for trying the image out;
 # mount a config with real auth (the Helm chart requires one) for anything else.
 RUN node -e " \
       const fs = require('node:fs'); const { parseDocument } = require('yaml'); \

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     app = await createApp(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    // Invalid config stops the process before anything starts (DESIGN §3).
+    // Invalid config stops the process before anything starts (architecture §3).
     process.stderr.write(
       process.stderr.isTTY
         ? humanReport(err.problems)

@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-/** The paths that move to their own port when `CENTRALMCP_ROUTER_METRICS_PORT` is set (DESIGN §10). */
+/** The paths that move to their own port when `CENTRALMCP_ROUTER_METRICS_PORT` is set (architecture §10). */
 const OPS_PATH = /^\/(metrics|health\/(live|ready))(\?|$)/;
 /** Marks requests relayed from the ops port; a per-process random value nobody outside can send. */
 const RELAY_HEADER = 'x-centralmcp-ops-relay';

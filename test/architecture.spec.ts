@@ -11,7 +11,7 @@ import { ROOT } from './support/router';
 
 const SRC = join(ROOT, 'src');
 
-/** Which module folders each module may import from (DESIGN §9). */
+/** Which module folders each module may import from (architecture §9). */
 const ALLOWED: Record<string, readonly string[]> = {
   common: [],
   config: ['common'],
@@ -73,7 +73,7 @@ const moduleOf = (path: string) => {
   return rel.includes('/') ? rel.split('/')[0] : '(root)';
 };
 
-test('every module imports only the modules it may (DESIGN §9)', () => {
+test('every module imports only the modules it may (architecture §9)', () => {
   const violations: string[] = [];
   for (const file of files) {
     if (file.module === '(root)') continue;

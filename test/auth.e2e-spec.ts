@@ -16,7 +16,7 @@ import type { AuthConfig, JwtConfig } from '../src/config/config.types';
 import { testConfig } from './support/router';
 
 /**
- * Authentication (DESIGN §10, issue #6) through AuthService with the real module graph: API keys,
+ * Authentication (architecture §10, issue #6) through AuthService with the real module graph: API keys,
  * and JWTs verified against a JWKS served by a local HTTP server, with keys generated here.
  */
 

@@ -58,7 +58,7 @@ describe('invoke_read_tool_batch over real backends', () => {
       { id: 'sum', name: 'get-sum', arguments: { a: 1, b: 2 } },
       { name: 'read_graph' },
     ] } });
-    // The batch was dispatched: its failures are data, not a raised exception (DESIGN §5).
+    // The batch was dispatched: its failures are data, not a raised exception (architecture §5).
     assert.equal(result.isError, false);
     const data = result.structuredContent as Record<string, any>;
     assert.equal(data.ok, false);
@@ -234,7 +234,7 @@ describe('invoke_read_tool_batch over real backends', () => {
   });
 });
 
-describe('rate limits per backend call (DESIGN §7)', () => {
+describe('rate limits per backend call (architecture §7)', () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'a.txt'), 'alpha');
   let router: RunningRouter;

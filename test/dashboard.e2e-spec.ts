@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { filesBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
 /**
- * The Grafana dashboard the Helm chart ships (DESIGN §8) is built on the router's metric names; a
+ * The Grafana dashboard the Helm chart ships (architecture §8) is built on the router's metric names; a
  * renamed metric would leave a panel silently empty. These tests read the dashboard and check it
  * against the metrics the running router exports.
  */

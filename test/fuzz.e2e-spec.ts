@@ -306,7 +306,7 @@ describe('fuzzing /mcp', () => {
           checkFirstBlock(answer.result);
           return;
         }
-        // A dispatched batch is never a tool error, whatever its entries did (DESIGN §5).
+        // A dispatched batch is never a tool error, whatever its entries did (architecture §5).
         assert.equal(answer.result.isError, false);
         checkFirstBlock(answer.result);
         assert.ok(Array.isArray(sentCalls));

@@ -6,7 +6,7 @@ import type { CatalogTool } from '../registry/registry.types';
 import { compileAccess, mayCall, mayWrite, type CompiledAccess } from './domain/access-policy';
 
 /**
- * Who may see and call what (DESIGN §10), with the rules compiled once at boot. One function
+ * Who may see and call what (architecture §10), with the rules compiled once at boot. One function
  * decides both discovery and calls, so `find_tool` never shows a tool a call would refuse, and a
  * refused call can answer exactly like an unknown tool.
  */

@@ -7,7 +7,7 @@ import { AUDIT_SINK, type AuditSink } from './audit.sink';
 import { FileAuditSink } from './file-audit.sink';
 import { StdoutAuditSink } from './stdout-audit.sink';
 
-/** The audit trail (DESIGN §10). The sink is chosen by AUDIT_CONFIG; a file is opened once, at boot. */
+/** The audit trail (architecture §10). The sink is chosen by AUDIT_CONFIG; a file is opened once, at boot. */
 @Module({
   providers: [
     AuditService,

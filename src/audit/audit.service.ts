@@ -9,7 +9,7 @@ const ERROR_LOG_INTERVAL_MS = 60_000;
 const FLUSH_CHARS = 64 * 1024;
 
 /**
- * The audit trail (DESIGN §10): one JSON line per backend call and per refused call, never
+ * The audit trail (architecture §10): one JSON line per backend call and per refused call, never
  * argument values. Recording never throws into a call and never waits for I/O; a failing sink is
  * logged (rate-limited) and the call goes on. The lines of one event-loop turn go to the sink in
  * one write: under load many calls finish per turn, and each write to stdout is a system call

@@ -1,7 +1,7 @@
 /**
  * Where audit lines go. `write` takes one or more lines joined by newlines, without the last
  * newline, and adds it. `write` never throws for an I/O failure: it reports it to `onError` (the
- * audit log must never fail a call, DESIGN §10); `close` flushes what is buffered.
+ * audit log must never fail a call, architecture §10); `close` flushes what is buffered.
  */
 export interface AuditSink {
   write(line: string): void;

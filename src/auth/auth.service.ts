@@ -12,7 +12,7 @@ import { JwtVerifier } from './jwt-verifier';
 const MAX_SUBJECT_CHARS = 255;
 
 /**
- * Who the caller is (DESIGN §10). Credentials come only from `Authorization: Bearer …`; they are
+ * Who the caller is (architecture §10). Credentials come only from `Authorization: Bearer …`; they are
  * read here and nowhere else, and nothing of them travels further than the Principal this returns
  * (backends get only what their config gives them).
  */

@@ -247,7 +247,7 @@ export class BackendConnection {
     this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
     // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).
     void this.closeSession(session, 'reconnect');
-    // The registry keeps the last tools (DESIGN §4): calls answer "unavailable", not "unknown tool".
+    // The registry keeps the last tools (architecture §4): calls answer "unavailable", not "unknown tool".
     this.scheduleRetry({ kind: 'lost', upSinceMs: this.upSinceMs });
   }
 

@@ -12,7 +12,7 @@ import { DEFAULT_BACKOFF } from './domain/backoff';
 const REFRESH_DEBOUNCE_MS = 200;
 
 /**
- * The router's MCP client side: one supervised connection per configured backend (DESIGN §3),
+ * The router's MCP client side: one supervised connection per configured backend (architecture §3),
  * each pushing its tool catalog into the registry. The only place that talks to backends.
  */
 @Injectable()

@@ -28,7 +28,7 @@ import { resultJson, textBlock } from './domain/model-content';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 import { failureWire, SINGLE_SHAPE, singleFailure, singleWire } from './domain/single-answer';
 
-/** DESIGN §5: an error message is at most 500 characters. */
+/** architecture §5: an error message is at most 500 characters. */
 export const MAX_ERROR_CHARS = 500;
 /** A failing backend writes at most one warn line per failure code in this window. */
 const FAILURE_LOG_WINDOW_MS = 10_000;
@@ -71,14 +71,14 @@ const MAX_CONFIRM_CHARS = 2048;
 /** A write taken as far as the backend, or stopped to ask for confirmation. */
 type DispatchedWrite = (Dispatched | { confirmation: { answer: ReadAnswer; wire: string }; argsDigest: string }) & { confirmationId?: string };
 
-/** A batch refused whole, before anything was dispatched (DESIGN §5). */
+/** A batch refused whole, before anything was dispatched (architecture §5). */
 export interface BatchRejection {
   code: BatchRejectionCode;
   message: string;
 }
 
 /**
- * The one dispatch seam (DESIGN §1): resolve → read-only gate → cursor check → rate limit →
+ * The one dispatch seam (architecture §1): resolve → read-only gate → cursor check → rate limit →
  * dispatch with timeout → bound the response. The single call and every batch entry come through `dispatch`;
  * nothing else calls a backend.
  */
@@ -153,7 +153,7 @@ export class BatchService {
   }
 
   /**
-   * `invoke_read_tool_batch` (DESIGN §5): entries dispatched one after another, in order, each
+   * `invoke_read_tool_batch` (architecture §5): entries dispatched one after another, in order, each
    * bounded to its share of the batch budget; one entry's failure never stops the rest.
    */
   async readBatch(args: Record<string, unknown>, principal: Principal): Promise<{ rejected: BatchRejection } | FinishedBatch> {
@@ -306,12 +306,12 @@ export class BatchService {
 
   /**
    * Takes a rate-limit token, then calls the backend, timed. Only a call that passed every local
-   * check gets here, so refusals cost no token (DESIGN §7). Failures come back as values.
+   * check gets here, so refusals cost no token (architecture §7). Failures come back as values.
    */
   private async callBackend(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<ToolResultLike | RouterError> {
     const limited = await this.rateLimits.acquire(backend, principal);
     if (!limited.ok) {
-      // DESIGN §7 (issue 15): the shared store is away and its policy is fail closed.
+      // architecture §7 (issue 15): the shared store is away and its policy is fail closed.
       if (limited.reason === 'store_unavailable') return new RouterError('rate_limited', 'rate limit: the shared rate-limit store is unavailable');
       this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
       return new RouterError('rate_limited', `rate limit: no token within ${limited.maxWaitMs} ms`);
@@ -391,7 +391,7 @@ export class BatchService {
 
   /**
    * Counts and audits every call by its final status, once, whichever entrypoint it came through
-   * (DESIGN §8, §10). Label values come from closed sets: `server` is a configured backend or "none".
+   * (architecture §8, §10). Label values come from closed sets: `server` is a configured backend or "none".
    */
   private finish(entrypoint: Entrypoint, answer: ReadAnswer, call: CallRecord): void {
     const backend = answer.server !== null && this.backendNames.has(answer.server) ? answer.server : null;

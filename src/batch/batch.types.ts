@@ -1,7 +1,7 @@
 import type { CallStatus } from '../common/call-status';
 import type { BoundReason, ToolResultLike } from '../cursor/domain/bounding';
 
-/** Why and how far a result was cut (DESIGN §6). */
+/** Why and how far a result was cut (architecture §6). */
 export interface Bounds {
   reason: BoundReason | 'backend_cursor';
   item_limit: number;
@@ -10,7 +10,7 @@ export interface Bounds {
 }
 
 /**
- * The answer to one read call: the fields a batch item and the single call share (DESIGN §5).
+ * The answer to one read call: the fields a batch item and the single call share (architecture §5).
  * Never both `result` and `error`.
  */
 export interface ReadAnswer {

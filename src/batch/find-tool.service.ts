@@ -9,7 +9,7 @@ import type { CatalogTool } from '../registry/registry.types';
 import { TrustService } from '../trust/trust.service';
 import { emptyCatalogNote, NO_MATCH_NOTE, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
 
-/** One `find_tool` hit (DESIGN §1). `read_only` is the gate's decision, not the raw hint. */
+/** One `find_tool` hit (architecture §1). `read_only` is the gate's decision, not the raw hint. */
 export interface ToolHit {
   name: string;
   server: string;
@@ -65,7 +65,7 @@ export class FindToolService {
 
   /**
    * Hits among the tools `principal` may call only: discovery never shows what a call refuses
-   * (DESIGN §10), and the servers it names are those the caller may call a tool of. A `server`
+   * (architecture §10), and the servers it names are those the caller may call a tool of. A `server`
    * the caller has no tool of is refused with the servers it has; a configured backend that has
    * not delivered a catalog yet answers no hits and says so.
    */

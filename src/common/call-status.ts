@@ -1,5 +1,5 @@
 /**
- * The final status of one read call (DESIGN §5). A closed union: it is both the wire value and the
+ * The final status of one read call (architecture §5). A closed union: it is both the wire value and the
  * Prometheus label set, so a new status fails to compile wherever statuses are mapped.
  */
 export const CALL_STATUSES = ['ok', 'error', 'blocked', 'unknown_tool', 'invalid_cursor', 'invalid_call', 'confirmation_required'] as const;

@@ -1,5 +1,5 @@
 /**
- * Who is calling (DESIGN §10): an authenticated identity and the groups access rules match on.
+ * Who is calling (architecture §10): an authenticated identity and the groups access rules match on.
  * Built once per request by `auth/`, then passed down the seam as a value; never read from globals.
  */
 export interface Principal {

@@ -28,7 +28,7 @@ export class RouterError extends Error {
   }
 }
 
-/** The call status a failure answers with (DESIGN §5: every backend-side failure is `error`). */
+/** The call status a failure answers with (architecture §5: every backend-side failure is `error`). */
 export function statusOf(code: RouterErrorCode): Exclude<CallStatus, 'ok'> {
   switch (code) {
     case 'invalid_call':

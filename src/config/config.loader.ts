@@ -28,7 +28,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_WAIT_MS = 10_000;
 /** Shared-store defaults (issue 15). The hash tag `{…}` puts every bucket in one Redis Cluster slot. */
 const REDIS_DEFAULTS = { keyPrefix: 'centralmcp-router:{rate-limit}:', connectTimeoutMs: 2_000, commandTimeoutMs: 250, fail: 'open', replicas: 1 } as const;
-/** The router's variables a stdio child inherits (DESIGN §3); everything else must be configured. */
+/** The router's variables a stdio child inherits (architecture §3); everything else must be configured. */
 const INHERITED_VARIABLES = ['PATH', 'HOME'] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -74,7 +74,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
       batchResponseMaxBytes: settings.batchResponseMaxBytes,
     },
     // Without a configured secret each process signs with its own random key: cursors then work
-    // only on the replica that issued them and die with it (DESIGN §3).
+    // only on the replica that issued them and die with it (architecture §3).
     cursor: {
       ttlSeconds: settings.cursorTtlSeconds,
       secret: settings.cursorSecret ? Buffer.from(settings.cursorSecret, 'utf8') : randomBytes(32),

@@ -22,7 +22,7 @@ import {
 } from 'class-validator';
 import { JWT_ALGORITHMS } from './config.types';
 
-/** The shapes of the config file (DESIGN §3), validated with class-validator at boot. */
+/** The shapes of the config file (architecture §3), validated with class-validator at boot. */
 
 export class RateLimitDto {
   @IsNumber() @Min(0.001) @Max(1_000_000) ratePerSecond!: number;
@@ -172,7 +172,7 @@ export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
   @IsOptional() @ValidateNested() @Type(() => PolicyDto) policy?: PolicyDto;
   @IsOptional() @ValidateNested() @Type(() => GlobalRateLimitDto) rateLimit?: GlobalRateLimitDto;
-  /** A bucket of this size for each principal (DESIGN §10); its maxWaitMs defaults to the global one's. */
+  /** A bucket of this size for each principal (architecture §10); its maxWaitMs defaults to the global one's. */
   @IsOptional() @ValidateNested() @Type(() => RateLimitDto) principalRateLimit?: RateLimitDto;
   @IsOptional() @ValidateNested() @Type(() => AuthDto) auth?: AuthDto;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => AccessRuleDto) access?: AccessRuleDto[];

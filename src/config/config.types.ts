@@ -1,14 +1,14 @@
-/** Typed, validated router configuration (DESIGN §3). Built once at boot by `loadConfig`. */
+/** Typed, validated router configuration (architecture §3). Built once at boot by `loadConfig`. */
 
 export interface RateLimitSettings {
   ratePerSecond: number;
   burst: number;
-  /** Longest wait for a token; a backend's own, else the global bucket's, else 10000 (DESIGN §7). */
+  /** Longest wait for a token; a backend's own, else the global bucket's, else 10000 (architecture §7). */
   maxWaitMs?: number;
 }
 
 /**
- * Where rate-limit buckets live (DESIGN §7, issue 15). `memory`: in each replica, so N replicas
+ * Where rate-limit buckets live (architecture §7, issue 15). `memory`: in each replica, so N replicas
  * allow N times each rate. `redis`: in one Redis shared by every replica, so each rate is the
  * cluster's.
  */
@@ -117,7 +117,7 @@ export interface LifecycleConfig {
   drainTimeoutMs: number;
 }
 
-/** Who the caller is (DESIGN §10). */
+/** Who the caller is (architecture §10). */
 export type AuthMode = 'none' | 'apiKeys' | 'jwt';
 
 /** JWS algorithms a JWT may be signed with: asymmetric only, so never `none` and never HS*. */

@@ -20,7 +20,7 @@ const CLOCK_ALLOWANCE_MS = 30_000;
 /** Why a confirmation was refused: the token's own fault, or the shared record could not be asked. */
 export type ConfirmationRefusal = ConfirmationRejection | 'store_unavailable';
 
-/** What a cursor is bound to (DESIGN §6): never argument values, only their digest. */
+/** What a cursor is bound to (architecture §6): never argument values, only their digest. */
 export interface CursorBinding {
   backend: string;
   tool: string;

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { ReadinessIndicator } from './readiness.indicator';
 
-/** Kubernetes probes (DESIGN §2). Open, like metrics (DESIGN §10). */
+/** Kubernetes probes (architecture §2). Open, like metrics (architecture §10). */
 @Controller('health')
 export class HealthController {
   constructor(

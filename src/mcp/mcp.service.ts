@@ -50,7 +50,7 @@ export class McpService {
   ) {}
 
   /**
-   * Checks the edge (Host, Origin), then who is calling (DESIGN §10): from the request's head
+   * Checks the edge (Host, Origin), then who is calling (architecture §10): from the request's head
    * alone, so the admission hook can refuse before a byte of the body is read.
    */
   async admit(head: McpRequestHead): Promise<Admission> {

@@ -54,7 +54,7 @@ export class PublishedSurface {
   /**
    * The tool's whole result as JSON text. `isError` is true only when nothing was dispatched (a
    * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
-   * entries did (DESIGN §5).
+   * entries did (architecture §5).
    */
   private async run(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
     switch (name) {
@@ -79,7 +79,7 @@ export class PublishedSurface {
     }
   }
 
-  /** As the SDK's own server does: a tool error the client shows to the model (DESIGN §1). */
+  /** As the SDK's own server does: a tool error the client shows to the model (architecture §1). */
   private unknownTool(): string {
     return refusalResult(refusal('unknown_tool', `This router publishes ${this.tools.map((t) => t.name).join(', ')} only`));
   }

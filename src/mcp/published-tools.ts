@@ -3,7 +3,7 @@ import { MAX_CURSOR_CHARS, MAX_NAME_CHARS, MAX_SERVER_CHARS } from '../batch/dom
 import { FIND_TOOL_LIMITS } from './domain/find-tool-input';
 
 /**
- * The meta-tools the router publishes instead of every backend tool (DESIGN §1), so a model's
+ * The meta-tools the router publishes instead of every backend tool (architecture §1), so a model's
  * context holds three small definitions rather than hundreds.
  */
 export const FIND_TOOL = 'find_tool';

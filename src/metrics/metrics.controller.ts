@@ -2,7 +2,7 @@ import { Controller, Get, Header, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { MetricsService } from './metrics.service';
 
-/** `GET /metrics`: the Prometheus text exposition (DESIGN §2). Open, like health (DESIGN §10). */
+/** `GET /metrics`: the Prometheus text exposition (architecture §2). Open, like health (architecture §10). */
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

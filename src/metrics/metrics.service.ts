@@ -10,7 +10,7 @@ import { EmbeddingsService } from '../registry/embeddings.service';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
 
-/** Every metric name starts with this (DESIGN §8). */
+/** Every metric name starts with this (architecture §8). */
 export const METRICS_PREFIX = 'centralmcp_router_';
 
 /** The label value of anything not in a closed set: a backend or bucket the config does not name. */
@@ -19,12 +19,12 @@ export const UNKNOWN_LABEL = 'none';
 /** The label value of an HTTP request no route matched (a 404), never its raw URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** The global rate-limit bucket's label value (DESIGN §7). */
+/** The global rate-limit bucket's label value (architecture §7). */
 export const GLOBAL_BUCKET = 'global';
 /** The label value shared by every principal's bucket: principal ids never become labels. */
 export const PRINCIPAL_BUCKET = 'principal';
 
-/** How one batch ended: every entry ok, some entry not ok, or refused before any dispatch (DESIGN §5). */
+/** How one batch ended: every entry ok, some entry not ok, or refused before any dispatch (architecture §5). */
 export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 
 // Runtime lists of the closed unions. Written as records so that a member added to a union
@@ -41,11 +41,11 @@ const DISPATCHED_STATUSES: readonly CallStatus[] = ['ok', 'error'];
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Rate-limit waits: up to the 10 s default `maxWaitMs`; a wait that would exceed it is a timeout. */
 const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-/** Batch sizes are 1..25 (DESIGN §5): one bucket per size, so quantiles are exact. */
+/** Batch sizes are 1..25 (architecture §5): one bucket per size, so quantiles are exact. */
 const BATCH_SIZE_BUCKETS = Array.from({ length: 25 }, (_, i) => i + 1);
 
 /**
- * The router's Prometheus metrics (DESIGN §8) in a registry of its own, never prom-client's global
+ * The router's Prometheus metrics (architecture §8) in a registry of its own, never prom-client's global
  * one, so two routers in one process (tests) never share or clash. Every label value comes from a
  * closed set: backend names from the config, the status union, fixed reasons. A name taken from a
  * request (a tool, an unknown backend) would make series unbounded, so it becomes `none`.

@@ -20,7 +20,7 @@ function storeFor(config: RouterConfig, clock: Clock): RateLimitStore {
 }
 
 /**
- * Rate limiting (DESIGN §7). Buckets live in memory (one replica) or in Redis (several replicas
+ * Rate limiting (architecture §7). Buckets live in memory (one replica) or in Redis (several replicas
  * sharing each rate), as `rateLimit.store` says. Reads ROUTER_CONFIG from the global
  * ConfigModule. The Redis store connects at module init and disconnects at module destroy.
  */

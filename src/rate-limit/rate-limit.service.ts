@@ -24,7 +24,7 @@ export type RateLimitOutcome =
   | { ok: false; reason: 'wait_too_long'; bucket: RateLimitBucket; neededMs: number; maxWaitMs: number }
   | { ok: false; reason: 'store_unavailable' };
 
-/** DESIGN §7's default, for a backend bucket whose settings lack one. */
+/** architecture §7's default, for a backend bucket whose settings lack one. */
 const DEFAULT_MAX_WAIT_MS = 10_000;
 /** Every call costs one token, whatever its size. */
 const COST = 1;
@@ -40,7 +40,7 @@ interface Limit {
 const UNLIMITED: RateLimitOutcome = Object.freeze({ ok: true, waitedMs: 0, waits: Object.freeze([]) });
 
 /**
- * The router's token buckets (DESIGN §7, issue #6): one global, one per principal and one per
+ * The router's token buckets (architecture §7, issue #6): one global, one per principal and one per
  * backend, each only where configured. Where none applies, `acquire` resolves at once.
  */
 @Injectable()

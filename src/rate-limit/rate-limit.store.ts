@@ -30,7 +30,7 @@ export interface StoreStatus {
 }
 
 /**
- * Where buckets live (DESIGN §7). A store reserves all the buckets of one call at once, on its
+ * Where buckets live (architecture §7). A store reserves all the buckets of one call at once, on its
  * own clock, or none: the memory store on the process's clock, the Redis store in one Lua script
  * on the Redis server's clock (one clock for every replica). Rules travel with every call, so a
  * store holds nothing but `{tokens, atMs}` per key and may forget a bucket once it is full again.

@@ -14,7 +14,7 @@ import { RedisBucketClient } from './redis-bucket.client';
 const RETRY_AFTER_MS = 1_000;
 
 /**
- * Buckets shared by every replica through Redis (DESIGN §7, issue 15), so a configured rate is
+ * Buckets shared by every replica through Redis (architecture §7, issue 15), so a configured rate is
  * the cluster's. When Redis cannot answer (down, or slower than `commandTimeoutMs`) the failure
  * policy decides: `open` (default) takes the token from this replica's own bucket at its share
  * (`rate / replicas`), so the cluster stays near the rate while calls go on; `closed` refuses the

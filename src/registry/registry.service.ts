@@ -50,7 +50,7 @@ export class RegistryService {
   }
 
   /**
-   * Replaces one backend's tools. A backend that goes down keeps its last known tools (DESIGN §4),
+   * Replaces one backend's tools. A backend that goes down keeps its last known tools (architecture §4),
    * so callers only ever replace, never clear, on disconnect. Tools naming another backend are
    * ignored, and a name listed twice keeps its first entry, so resolution stays exact.
    */

@@ -132,14 +132,14 @@ policy:
     allow: []
     # get-env returns the server process environment, which holds whatever secrets its `env` gets.
     deny: ["everything:get-env"]
-# A demo: no authentication, which the router accepts off loopback only when told so (DESIGN §10).
+# A demo: no authentication, which the router accepts off loopback only when told so (architecture §10).
 auth:
   mode: none
   allowInsecure: true
 {{- end }}
 
 {{/*
-The router config file (DESIGN §3): the demo when no backends are set, otherwise `backends`,
+The router config file (architecture §3): the demo when no backends are set, otherwise `backends`,
 `policy` and `rateLimit` from values. Keys with null values are left out.
 */}}
 {{- define "centralmcp-router.configFile" -}}
@@ -149,7 +149,7 @@ The router config file (DESIGN §3): the demo when no backends are set, otherwis
 {{- else }}
 {{- $_ := set $file "backends" .Values.config.backends }}
 {{- if not .Values.config.auth }}
-{{- fail "config.auth is required with your own backends: the router refuses unauthenticated callers on the pod's address (DESIGN §10). Use {mode: apiKeys, …} or {mode: jwt, …}, or {mode: none, allowInsecure: true} when something in front authenticates callers." }}
+{{- fail "config.auth is required with your own backends: the router refuses unauthenticated callers on the pod's address (architecture §10). Use {mode: apiKeys, …} or {mode: jwt, …}, or {mode: none, allowInsecure: true} when something in front authenticates callers." }}
 {{- end }}
 {{- end }}
 {{- range $key := list "policy" "rateLimit" "principalRateLimit" "auth" "access" "audit" "discovery" "writes" }}

@@ -17,14 +17,14 @@ export interface CompiledAccess {
   readonly rules?: readonly CompiledRule[];
 }
 
-/** Compiles the `access` rules (DESIGN §10); `undefined` when the config has no `access` block. */
+/** Compiles the `access` rules (architecture §10); `undefined` when the config has no `access` block. */
 export function compileAccess(rules: readonly AccessRule[] | undefined): CompiledAccess {
   if (rules === undefined) return {};
   return { rules: rules.map((r) => ({ groups: new Set(r.groups), allow: r.allow.map(globToRegExp), write: (r.write ?? []).map(globToRegExp) })) };
 }
 
 /**
- * Whether `principal` may see and call `backend:tool` (DESIGN §10). The first rule naming one of
+ * Whether `principal` may see and call `backend:tool` (architecture §10). The first rule naming one of
  * the principal's groups (or `*`) decides, and decides alone: a later rule never widens an earlier
  * one, so `- { groups: [interns], allow: [] }` placed first shuts interns out whatever else they
  * belong to. With no rule matching there is no access. With no `access` block at all, only auth

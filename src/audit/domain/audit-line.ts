@@ -1,7 +1,7 @@
 import type { CallStatus, Entrypoint } from '../../common/call-status';
 import { saneRequestId } from '../../common/request-context';
 
-/** One read call as the audit log sees it (DESIGN §10). Carries no argument values by construction. */
+/** One read call as the audit log sees it (architecture §10). Carries no argument values by construction. */
 export interface AuditEvent {
   /** The principal's id (`anonymous` in auth mode none). */
   principal: string;

@@ -57,7 +57,7 @@ export type ChannelCloseReason = 'shutdown' | 'reconnect';
  *
  * Every rejection of `call` is a `RouterError` (`backend_timeout`, `response_too_large`,
  * `backend_failed`, `backend_unavailable`): the message names the backend and the kind of failure,
- * never the backend's own text, which may echo arguments (DESIGN §5). A failure that says something
+ * never the backend's own text, which may echo arguments (architecture §5). A failure that says something
  * about the connection (not just this call) is also reported on `ChannelEvents` before the
  * rejection.
  *

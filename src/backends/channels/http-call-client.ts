@@ -30,7 +30,7 @@ export interface HttpRpcAnswer {
 export interface HttpCallClientOptions {
   backend: string;
   url: URL;
-  /** The backend's configured headers: never a caller's (DESIGN §9). */
+  /** The backend's configured headers: never a caller's (architecture §10). */
   headers: Record<string, string>;
   maxResponseBytes: number;
   /** Connections open to the backend at most; calls beyond wait for one within their deadline. */

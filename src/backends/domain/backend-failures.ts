@@ -3,7 +3,7 @@ import { RouterError } from '../../common/router-error';
 
 /**
  * The failures a backend call can end in, each with its one message. Messages name the backend
- * and the kind of failure only: a backend's own text may echo the arguments (DESIGN §5).
+ * and the kind of failure only: a backend's own text may echo the arguments (architecture §5).
  */
 export const backendFailure = {
   timedOut: (backend: string, timeoutMs: number) => new RouterError('backend_timeout', `backend ${backend} did not answer within ${timeoutMs} ms`),
@@ -48,7 +48,7 @@ export class ConnectionBrokeError extends Error {
 
 /**
  * Turns whatever a backend call rejected with into a RouterError. Messages name the backend and
- * the kind of failure only: a backend's own error text can echo the arguments (DESIGN §5), so it is
+ * the kind of failure only: a backend's own error text can echo the arguments (architecture §5), so it is
  * never copied into the message.
  */
 export function toRouterError(err: unknown, backend: string, timeoutMs: number): RouterError {

@@ -1,5 +1,5 @@
 /**
- * Reconnect schedule of a supervised backend (DESIGN §3: "restarted with backoff if it dies").
+ * Reconnect schedule of a supervised backend (architecture §3: "restarted with backoff if it dies").
  * Pure: every instant comes in as an argument.
  */
 

@@ -14,7 +14,7 @@ export type CallAnswer =
 /**
  * Reads a backend's message as the answer to request `id` of a `tools/call`. Structural checks
  * only, the same shape the SDK's CallToolResult schema demands, without running a schema library on
- * every answer. The backend's error message is dropped: it may echo the arguments (DESIGN §5).
+ * every answer. The backend's error message is dropped: it may echo the arguments (architecture §5).
  */
 export function readCallAnswer(message: unknown, id: string): CallAnswer {
   if (!isObject(message) || message.id !== id || message.jsonrpc !== '2.0') return { kind: 'other' };

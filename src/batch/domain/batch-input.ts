@@ -1,5 +1,5 @@
 import { characters } from './read-call';
-/** DESIGN §5: a batch holds 1 to 25 calls. */
+/** architecture §5: a batch holds 1 to 25 calls. */
 export const MAX_BATCH_CALLS = 25;
 export const MAX_ID_CHARS = 100;
 
@@ -24,7 +24,7 @@ export type BatchCheck = { ok: true; entries: BatchEntry[] } | { ok: false; code
 const PRINTABLE = /^(?:[\u0020-\u007e\u00a0-\ud7ff\ue000-\uffff]|[\ud800-\udbff][\udc00-\udfff])+$/;
 
 /**
- * Splits a batch into entries and applies the whole-batch rules of DESIGN §5. Per-entry rules are
+ * Splits a batch into entries and applies the whole-batch rules of architecture §5. Per-entry rules are
  * the read seam's; only ids are judged here, since uniqueness spans entries. Messages never
  * contain values from the request.
  */

@@ -9,7 +9,7 @@ import { assemble, byteLength, finishBatch, itemFootprint, skeletonSizes, utf8By
 import { MAX_SERVER_CHARS } from './read-call';
 
 /**
- * DESIGN §5 as a property: for random batches and budgets, the whole serialized result (structured
+ * architecture §5 as a property: for random batches and budgets, the whole serialized result (structured
  * content and the content blocks a model reads) is within the budget, has one item per call in
  * order, and its counts and failure lists agree with the statuses. Drives the same pure pieces the
  * BatchService composes.

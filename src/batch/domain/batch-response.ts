@@ -3,7 +3,7 @@ import type { ReadAnswer, Serialized } from '../batch.types';
 import type { AnswerShape } from './bound-answer';
 import { escapedBytes, modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
 
-/** One entry of a batch answer (DESIGN §5). */
+/** One entry of a batch answer (architecture §5). */
 export interface BatchItem extends ReadAnswer {
   index: number;
   id: string;
@@ -34,7 +34,7 @@ export interface ItemDraft {
   restartCursor?: () => string | undefined;
 }
 
-/** The longest status, so the skeleton never underestimates an item (DESIGN §5 statuses). */
+/** The longest status, so the skeleton never underestimates an item (architecture §5 statuses). */
 const LONGEST_STATUS = 'invalid_cursor';
 /** Errors are first shortened to this, then emptied, when nothing else is left to cut. */
 const SHORT_ERROR_CHARS = 100;
@@ -43,7 +43,7 @@ const SHORT_ERROR_CHARS = 100;
  * The sizes of the whole batch result with every result empty: `total`, the whole result (ids,
  * names, statuses and the envelope with every entry counted as failed, the longest case, in
  * `structuredContent` and in `content`), and `items`, each entry's footprint in it
- * ({@link itemFootprint}), what its item costs before any result is added. DESIGN §5: each
+ * ({@link itemFootprint}), what its item costs before any result is added. architecture §5: each
  * entry's share is (budget − total) / entries. Each skeleton item is serialized once.
  */
 export function skeletonSizes(entries: readonly { index: number; id: string; name: string }[], serverChars: number): { total: number; items: number[] } {
@@ -70,7 +70,7 @@ export interface FinishedBatch {
 
 /**
  * Puts the items together and makes the whole serialized result (structured content and content)
- * fit `budget` bytes (DESIGN §5):
+ * fit `budget` bytes (architecture §5):
  * results are cut further from the end, then dropped (`result_truncated`, with a cursor that
  * fetches the page again), then long errors are shortened. `truncated` is true when anything
  * anywhere was cut. Items are never dropped and keep their order. The answer is measured as it

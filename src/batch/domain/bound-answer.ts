@@ -15,7 +15,7 @@ export interface Page {
 }
 
 /**
- * How an answer goes on the wire, so bounding measures all of what is sent (DESIGN §6): its
+ * How an answer goes on the wire, so bounding measures all of what is sent (architecture §6): its
  * envelope (in `structuredContent`), and what it adds to `content` besides the result's blocks.
  */
 export interface AnswerShape {
@@ -46,7 +46,7 @@ export interface CursorIssuer {
 
 /**
  * Cuts a page so that the whole answer, `envelope(answer)` as JSON plus what it adds to `content`
- * (`shape.contentBytes` and the result's model blocks), fits `budget.maxBytes` (DESIGN §6). The page
+ * (`shape.contentBytes` and the result's model blocks), fits `budget.maxBytes` (architecture §6). The page
  * is sized with room for a cursor; then the answer with the real cursor is measured, and if it is
  * still over, the page is re-cut with the overshoot removed. Returns the answer with the JSON of its
  * envelope, which was measured and is reused as is; undefined when no page fits. Without `cursors`
@@ -111,7 +111,7 @@ function listBytes(jsons: readonly string[]): number {
   return total;
 }
 
-/** What a cut adds to an answer after its `result` (DESIGN §6). */
+/** What a cut adds to an answer after its `result` (architecture §6). */
 type CutFields = Pick<ReadAnswer, 'truncated' | 'bounds' | 'next_cursor' | 'cursor_expires_in_seconds'>;
 
 function cutFields(budget: Budget, reason: Bounds['reason'], cursor: string | undefined, ttlSeconds: number): CutFields {
@@ -142,7 +142,7 @@ const CUT_CONTENT_RESERVE_BYTES = escapedBytes(
 export type TooLarge = (page: Page) => ReadAnswer;
 
 /**
- * One successful batch entry's draft (DESIGN §5): its page bounded to the entry's budget, and how
+ * One successful batch entry's draft (architecture §5): its page bounded to the entry's budget, and how
  * to cut it further or fetch the page again should the whole batch still be over its budget.
  */
 export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {

@@ -19,7 +19,7 @@ export function textBlock(text: string): ContentBlock {
 /**
  * The blocks a model reads for one backend result (already bounded): each block checked and
  * passed on with its type and payload, and, when the backend's data is in `structuredContent`
- * only (its text copy was dropped as a repeat, DESIGN §6, or never sent), that data as one text
+ * only (its text copy was dropped as a repeat, architecture §6, or never sent), that data as one text
  * block: the only string field as it is (a file's text), else its compact JSON.
  */
 export function modelBlocks(result: ToolResultLike | undefined, server: string | null): ContentBlock[] {

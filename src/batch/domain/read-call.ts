@@ -1,4 +1,4 @@
-/** One read call as a caller states it (DESIGN §5 entry without `id`), once validated. */
+/** One read call as a caller states it (architecture §5 entry without `id`), once validated. */
 export interface ReadCall {
   name: string;
   server?: string;
@@ -30,7 +30,7 @@ export const MAX_NAME_CHARS = 200;
 export const MAX_ARGUMENT_BYTES = 20_000;
 export const MAX_ARGUMENT_DEPTH = 8;
 export const MAX_CURSOR_CHARS = 4096;
-/** Backend names are at most 63 characters (DESIGN §3), so an answer's `server` never is longer. */
+/** Backend names are at most 63 characters (architecture §3), so an answer's `server` never is longer. */
 export const MAX_SERVER_CHARS = 63;
 
 const CALL_FIELDS = new Set(['name', 'server', 'arguments', 'cursor']);
@@ -39,7 +39,7 @@ const NO_FIELDS: ReadonlySet<string> = new Set();
 export type ReadCallCheck = { ok: true; call: ReadCall } | { ok: false; message: string };
 
 /**
- * Validates one call's fields against the bounds both entrypoints share (DESIGN §5). Messages
+ * Validates one call's fields against the bounds both entrypoints share (architecture §5). Messages
  * describe the rule broken and never contain a value, since arguments may hold secrets.
  * `extraFields` are fields the caller's entrypoint accepts and checks itself (a batch entry's `id`).
  */

@@ -4,7 +4,7 @@ import type { AnswerShape, Bounded } from './bound-answer';
 import { RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
 
 /**
- * The single call's structured answer (DESIGN §1): the batch item's fields without index and id,
+ * The single call's structured answer (architecture §1): the batch item's fields without index and id,
  * plus `ok`. A failure carries the router's error shape, `error: {code, message}`, where `code`
  * names the failure more finely than `status` (a timeout and a rate-limit wait are both `error`).
  */

@@ -9,7 +9,7 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
-/** Settings that come from the environment rather than the file (DESIGN §3 table). */
+/** Settings that come from the environment rather than the file (architecture §3 table). */
 export interface EnvSettings {
   configPath?: string;
   host: string;

@@ -8,7 +8,7 @@ const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**
  * Expands `${VAR}` and `${VAR:-default}` in every string of a parsed config document, so secrets
- * stay out of the file (DESIGN §3). `$${` escapes a literal `${`. Keys are not expanded: they are
+ * stay out of the file (architecture §3). `$${` escapes a literal `${`. Keys are not expanded: they are
  * names, not values. Returns the expanded copy and every unresolved variable with its field path.
  */
 export function expandEnv(

@@ -3,7 +3,7 @@ import { isLoopbackAddress } from '../../common/loopback';
 import type { AccessRuleDto, AuditDto, AuthDto, JwtDto } from '../config.schema';
 import type { AccessConfig, AuditConfig, AuthConfig, JwtAlgorithm, JwtConfig } from '../config.types';
 
-/** The security parts of the config (DESIGN §10): who the caller is, what they may call, the audit sink. */
+/** The security parts of the config (architecture §10): who the caller is, what they may call, the audit sink. */
 export interface SecuritySettings {
   auth: AuthConfig;
   access: AccessConfig;
@@ -37,7 +37,7 @@ function buildAuth(dto: AuthDto | undefined, listenHost: string, problems: strin
   if (dto?.jwt !== undefined && mode !== 'jwt') problems.push(`auth.jwt: only used with auth.mode jwt (mode is ${String(mode)})`);
   switch (mode) {
     case 'none':
-      // DESIGN §10: without auth anyone who reaches the port calls every allowed tool, which is
+      // architecture §10: without auth anyone who reaches the port calls every allowed tool, which is
       // only acceptable when nobody but this machine can reach it.
       if (!isLoopbackAddress(listenHost) && !allowInsecure) {
         problems.push(

@@ -3,7 +3,7 @@ import { Buffer } from 'node:buffer';
 import { test } from 'node:test';
 import { boundResult, type BoundOutcome, type Budget, dedupeResult, hasBackendCursor, type Position, type ToolResultLike } from './bounding';
 
-/** The single-call answer the caller would send, as DESIGN §6 measures it. */
+/** The single-call answer the caller would send, as architecture §6 measures it. */
 function envelope(candidate: ToolResultLike): number {
   return Buffer.byteLength(
     JSON.stringify({ ok: true, tool: 't', server: 's', status: 'ok', result: candidate, truncated: true, next_cursor: 'x'.repeat(200) }),

@@ -33,7 +33,7 @@ export interface ToolResultLike {
 }
 
 /**
- * Where the next page starts (DESIGN §6). Carried inside a signed cursor.
+ * Where the next page starts (architecture §6). Carried inside a signed cursor.
  * - `array`: element `index` of the array at `path` (keys from the structuredContent root).
  * - `string`: UTF-16 code unit `offset` of the string at `path` (never inside a surrogate pair).
  * - `content`: block `block` of `content`, from UTF-16 code unit `offset` of its text.
@@ -57,7 +57,7 @@ export type BoundReason = 'bytes' | 'items';
 /**
  * One bounded page. `truncated` says this answer was cut (a final page after resuming is not);
  * `next` is where the rest starts and is present only when the router can issue a cursor for it,
- * which `resumable` repeats; `backendCursor` says the backend paginates by itself (DESIGN §6).
+ * which `resumable` repeats; `backendCursor` says the backend paginates by itself (architecture §6).
  */
 export interface BoundOutcome {
   result: ToolResultLike;
@@ -69,7 +69,7 @@ export interface BoundOutcome {
 }
 
 /**
- * Drops text blocks that only repeat `structuredContent` (DESIGN §6): a text equal to its JSON
+ * Drops text blocks that only repeat `structuredContent` (architecture §6): a text equal to its JSON
  * (compact, or any formatting with the same canonical value), or equal to its only field when that
  * field is a string. Returns a new result when something was dropped; never mutates the input.
  */
@@ -106,7 +106,7 @@ export function hasBackendCursor(r: ToolResultLike): boolean {
 }
 
 /**
- * Cuts a tool result to a budget, resumably (DESIGN §6). `measure(candidate)` must return the
+ * Cuts a tool result to a budget, resumably (architecture §6). `measure(candidate)` must return the
  * serialized byte size of the whole answer that would carry `candidate`: it grows with the
  * candidate and is at least the UTF-8 size of `JSON.stringify(candidate)` (which lets cheap lower
  * bounds rule out sizes without serializing them; every page returned is still measured).
@@ -332,7 +332,7 @@ function smallestPage(ctx: Ctx): BoundOutcome {
 }
 
 function outcome(ctx: Ctx, result: ToolResultLike, truncated: boolean, reason?: BoundReason, next?: Position): BoundOutcome {
-  // With a backend token in the answer the router issues no cursor of its own (DESIGN §6).
+  // With a backend token in the answer the router issues no cursor of its own (architecture §6).
   const carry = next !== undefined && !ctx.backendCursor;
   return {
     result,

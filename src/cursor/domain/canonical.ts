@@ -14,7 +14,7 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * The arguments as the cursor binding sees them: top-level keys whose value is `null` or
- * `undefined` are dropped (DESIGN §6: "top-level nulls do not matter", since many clients send an
+ * `undefined` are dropped (architecture §6: "top-level nulls do not matter", since many clients send an
  * omitted optional argument as `null`). Nested nulls are data and are kept. Returns a new object.
  */
 export function canonicalArguments(args: Record<string, unknown>): Record<string, unknown> {
@@ -30,7 +30,7 @@ export function canonicalArguments(args: Record<string, unknown>): Record<string
 
 /**
  * Base64url (unpadded) SHA-256 of the canonical arguments: what a cursor stores instead of the
- * argument values themselves (DESIGN §6: a cursor holds no argument values).
+ * argument values themselves (architecture §6: a cursor holds no argument values).
  */
 export function argumentsDigest(args: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(canonicalArguments(args)), 'utf8').digest('base64url');

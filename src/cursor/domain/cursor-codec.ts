@@ -4,7 +4,7 @@ import type { Position } from './bounding';
 import { isCursorPath } from './structured-paths';
 
 /**
- * What a cursor binds (DESIGN §6): the backend, tool and digest of the canonical arguments (never
+ * What a cursor binds (architecture §6): the backend, tool and digest of the canonical arguments (never
  * the argument values), optionally the caller, where the next page starts and when it expires.
  */
 export interface CursorClaims {
@@ -17,7 +17,7 @@ export interface CursorClaims {
   expiresAt: number;
 }
 
-/** Why a cursor was refused; every one of them answers `invalid_cursor` (DESIGN §6). */
+/** Why a cursor was refused; every one of them answers `invalid_cursor` (architecture §6). */
 export type CursorRejection = 'malformed' | 'bad_signature' | 'expired' | 'mismatch';
 
 /** The call a cursor must belong to. */

@@ -7,7 +7,7 @@ import { jsonBytes, minJsonBytes } from './page-search';
 /** A path of object keys (numbers are array indexes) from the structuredContent root. */
 export type StructuredPath = readonly (string | number)[];
 
-// MCP backends name their own pagination token in one of these ways (DESIGN §6).
+// MCP backends name their own pagination token in one of these ways (architecture §6).
 export const BACKEND_CURSOR_FIELDS: readonly string[] = ['nextCursor', 'next_cursor', 'cursor', 'next'];
 
 // Paths travel inside a cursor of at most 4 KiB (base64 of UTF-8), so arrays and strings nested

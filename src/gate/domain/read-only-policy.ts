@@ -21,7 +21,7 @@ export function compilePolicy(policy: { allow: readonly string[]; deny: readonly
 }
 
 /**
- * The read-only gate (DESIGN §4): callable through the read path only when annotated
+ * The read-only gate (architecture §4): callable through the read path only when annotated
  * `readOnlyHint: true` or allowed by the operator; a deny always wins; no annotation means not
  * read-only, because an unannotated tool may write.
  */

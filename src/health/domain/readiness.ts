@@ -14,7 +14,7 @@ export function backendKey(name: string): string {
 }
 
 /**
- * Readiness (DESIGN §2): every `required` backend connected, the catalog loaded, not draining.
+ * Readiness (architecture §2): every `required` backend connected, the catalog loaded, not draining.
  * An optional backend is listed with its state but never holds readiness back: that is what
  * `required: false` asks for. Backend error text stays in the logs, not in this open endpoint.
  */

@@ -9,7 +9,7 @@ export interface GuardSettings {
 
 
 /**
- * DNS-rebinding protection (DESIGN §2, MCP spec "Security Warning" of Streamable HTTP): a present
+ * DNS-rebinding protection (architecture §2, MCP spec "Security Warning" of Streamable HTTP): a present
  * Origin must be allowed (listed, or on a loopback address a loopback origin); on a loopback address the Host must be a loopback name, since a rebound
  * name pointing at 127.0.0.1 is exactly the attack; elsewhere the Host must be allowed when a list
  * is set (in a cluster the Service name varies, so none is set by default).

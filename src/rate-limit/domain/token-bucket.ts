@@ -1,5 +1,5 @@
 /**
- * Token-bucket arithmetic with reservations (DESIGN §7). Pure: time comes in as `nowMs`, the
+ * Token-bucket arithmetic with reservations (architecture §7). Pure: time comes in as `nowMs`, the
  * bucket comes in and a new one goes out, so the same functions back the in-memory store and
  * describe what a Redis Lua script must compute.
  */
@@ -52,7 +52,7 @@ export function refill(bucket: Bucket, nowMs: number, params: BucketParams): Buc
 /**
  * Reserves `cost` tokens. Tokens may go negative: the caller is granted a future token and waits
  * for it, so concurrent callers queue in arrival order instead of all waking and retrying at
- * once. When the wait needed exceeds `maxWaitMs` the call is refused at once (DESIGN §7: fail
+ * once. When the wait needed exceeds `maxWaitMs` the call is refused at once (architecture §7: fail
  * instead of sleeping for nothing) and the bucket is only refilled, not debited.
  */
 export function reserve(
@@ -86,7 +86,7 @@ export type ReserveAllResult =
   | { ok: false; index: number; waitMs: number };
 
 /**
- * Takes `cost` tokens from every bucket of a call, or from none (DESIGN §7, issue 15): a call
+ * Takes `cost` tokens from every bucket of a call, or from none (architecture §7, issue 15): a call
  * that one bucket refuses takes nothing from the others, so a busy backend never drains the
  * global or a principal's budget for calls that do not happen. The Redis store's Lua script
  * computes exactly this.

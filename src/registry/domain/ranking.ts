@@ -5,7 +5,7 @@ import { queryTerms, type QueryTerm } from './terms';
 import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type IndexState, type TermWeight, type ToolIndex, type Vocabulary } from './tool-index';
 
 /**
- * Ranked search over the tool catalog for `find_tool` (DESIGN §1): BM25F over one document per
+ * Ranked search over the tool catalog for `find_tool` (architecture §1): BM25F over one document per
  * tool (name, description, parameter names and descriptions, backend name), Porter2-stemmed
  * terms, spelling correction for words the catalog does not know, tools their own description
  * calls deprecated ranked below the rest, and a tool whose name the query covers ranked above one
@@ -28,7 +28,7 @@ export interface SearchToolsOptions {
   topK: number;
   /** Restrict hits to this backend. */
   backend?: string;
-  /** Restrict hits to tools the caller may see (DESIGN §10); applied before the top-k cut. */
+  /** Restrict hits to tools the caller may see (architecture §10); applied before the top-k cut. */
   visible?: (tool: CatalogTool) => boolean;
 }
 

@@ -1,6 +1,6 @@
 import type { CatalogTool } from '../registry.types';
 
-/** The outcome of resolving a caller's tool name against the catalog (DESIGN §4). */
+/** The outcome of resolving a caller's tool name against the catalog (architecture §4). */
 export type Resolution =
   | { kind: 'found'; tool: CatalogTool }
   | { kind: 'unknown' }
@@ -8,7 +8,7 @@ export type Resolution =
 
 /**
  * Exact resolution: no case folding, trimming or aliasing, because a model that guesses a name
- * must be told so rather than silently routed somewhere (DESIGN §4).
+ * must be told so rather than silently routed somewhere (architecture §4).
  * `byName` maps a tool name to every catalog entry of that name, one per backend.
  */
 export function resolveTool(

@@ -42,12 +42,12 @@ export function cleanText(text: string, maxChars: number): string {
   return `${points.slice(0, Math.max(0, maxChars - 1)).join('').trimEnd()}…`;
 }
 
-/** Longest name a call may give (the batch entry's `name` bound, DESIGN §5). */
+/** Longest name a call may give (the batch entry's `name` bound, architecture §5). */
 export const MAX_TOOL_NAME_CHARS = 200;
 
 /**
  * Why a backend's tool name cannot be published, or undefined when it can. Names are never
- * rewritten: a call must name the tool exactly as its backend does (DESIGN §4), and a cleaned name
+ * rewritten: a call must name the tool exactly as its backend does (architecture §4), and a cleaned name
  * would either not resolve or resolve to a tool other than the one shown. So a name carrying
  * anything `cleanText` would remove or change (escapes, invisible characters, whitespace) is
  * refused, and the tool left out of the catalog, with the reason logged by the caller.

@@ -7,7 +7,7 @@ export interface SearchCacheLimits {
   /** Distinct (query, backend) pairs kept; the least recently used goes first. */
   entries: number;
   /**
-   * Hits kept per pair, above `find_tool`'s largest top_k (10, DESIGN §1) so that a caller who
+   * Hits kept per pair, above `find_tool`'s largest top_k (10, architecture §1) so that a caller who
    * may not see some of them still gets its answer from the cache.
    */
   depth: number;
@@ -22,7 +22,7 @@ const DEFAULT_LIMITS: SearchCacheLimits = { entries: 256, depth: 32 };
  *
  * What is cached is the caller-independent ranking: the first `depth` hits of a (normalized
  * query, backend filter) pair, before any visibility filter. Each caller's `visible` filter is
- * applied to those hits on every search, so one principal's answer never reaches another (DESIGN
+ * applied to those hits on every search, so one principal's answer never reaches another (architecture
  * §10), and a filter function needs no identity. Ranking is a total order (score, then backend,
  * then name), so the first `topK` visible hits of the cached ones are exactly the caller's top k;
  * when fewer are visible and the cached hits are not every match, the query is ranked afresh with

@@ -3,7 +3,7 @@ import { literalWords } from './literals';
 
 /**
  * The words of the tool catalog and of `find_tool` queries, normalized the same way on both sides
- * (DESIGN §1): split at code-name boundaries, stop words dropped, words stemmed. Pure: no I/O, no
+ * (architecture §1): split at code-name boundaries, stop words dropped, words stemmed. Pure: no I/O, no
  * clock, no environment. General English rules only: no word list here was chosen against a
  * query set (see BENCHMARKS.md, "Discovery").
  */

@@ -4,7 +4,7 @@ import type { Lexicon, VocabularyVectors } from './semantic';
 import { nameWords, normalizeTerm, tokenize } from './terms';
 
 /**
- * The search index of the tool catalog for `find_tool` (DESIGN §1), kept up to date one backend
+ * The search index of the tool catalog for `find_tool` (architecture §1), kept up to date one backend
  * at a time: what is indexed of each tool (name, description, parameters, backend) and how a
  * backend's refresh changes it. An inverted index of normalized terms with per-field counts, for
  * BM25F; ranking queries against it is `ranking.ts`. Pure: no I/O, no clock.
@@ -208,7 +208,7 @@ function toIndexed(id: string, tool: CatalogTool, memo: Map<string, string | nul
 }
 
 /**
- * Document id: unique per (backend, name), since names repeat across backends (DESIGN §4).
+ * Document id: unique per (backend, name), since names repeat across backends (architecture §4).
  * Backend names never hold a NUL (config validates them), so the id cannot collide.
  */
 function toolId(tool: CatalogTool): string {
