@@ -1,6 +1,7 @@
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RedisStoreConfig } from '../config/config.types';
+import { openRedisStore } from '../config/redis-connection';
 import type { ClaimResult, UsedConfirmations } from './used-confirmations';
 
 /**
@@ -21,17 +22,7 @@ export class RedisUsedConfirmations implements UsedConfirmations, OnModuleInit, 
   private state: 'connecting' | 'up' | 'down' = 'connecting';
 
   constructor(private readonly config: RedisStoreConfig) {
-    // Same connection rules as the rate-limit store: never queue a command while Redis is away
-    // (the write must be decided now) and never resend one lost with its connection.
-    this.redis = new Redis(config.url, {
-      lazyConnect: true,
-      connectTimeout: config.connectTimeoutMs,
-      commandTimeout: config.commandTimeoutMs,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
-    });
+    this.redis = openRedisStore(config);
     this.redis.on('ready', () => this.mark('up'));
     this.redis.on('error', (err: Error) => this.mark('down', err.message));
     this.redis.on('close', () => this.mark('down', 'connection to Redis closed'));

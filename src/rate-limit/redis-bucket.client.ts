@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RedisStoreConfig } from '../config/config.types';
+import { openRedisStore } from '../config/redis-connection';
 import type { BucketRequest, StoreReservation } from './rate-limit.store';
 
 /**
@@ -53,18 +54,7 @@ export class RedisBucketClient {
   private readonly redis: Redis & ReserveCommand;
 
   constructor(private readonly config: RedisStoreConfig) {
-    const redis = new Redis(config.url, {
-      lazyConnect: true,
-      connectTimeout: config.connectTimeoutMs,
-      commandTimeout: config.commandTimeoutMs,
-      // Without Redis a call must be decided now, by the failure policy, never held in a queue
-      // until Redis returns; and a command lost with its connection is not sent twice.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      // Keep reconnecting, at most every 2 s: Redis returning brings the shared buckets back.
-      retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
-    });
+    const redis = openRedisStore(config);
     redis.defineCommand('centralmcpReserveAll', { lua: RESERVE_ALL_LUA });
     this.redis = redis as Redis & ReserveCommand;
   }
