@@ -146,12 +146,17 @@ export interface RouterProc extends Proc {
  * The router in a child process, started the way main.ts starts it (config file and environment,
  * production log level and audit sink), plus an IPC hook that runs a full GC and reports the heap.
  */
-export async function startRouter(dir: string, fileConfig: Record<string, unknown>, opts: { env?: Record<string, string> } = {}): Promise<RouterProc> {
+export async function startRouter(
+  dir: string,
+  fileConfig: Record<string, unknown>,
+  /** `routerChild`: another build's compiled router-child.js (bench/compare.ts runs an earlier commit's router). */
+  opts: { env?: Record<string, string>; routerChild?: string } = {},
+): Promise<RouterProc> {
   const port = await freePort();
   const configPath = join(dir, `router-${port}.json`);
   writeFileSync(configPath, JSON.stringify(fileConfig, null, 2));
   const execArgv = ['--expose-gc'];
-  const child = fork(ROUTER_CHILD, [], {
+  const child = fork(opts.routerChild ?? ROUTER_CHILD, [], {
     execArgv,
     // stdout carries the JSON logs and the audit lines: thrown away, but written (production cost).
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -210,6 +215,14 @@ async function waitReady(url: string): Promise<void> {
   }
   throw new Error(`${url} never became ready`);
 }
+
+/** The router's config of the figures: the null backend over HTTP (`null`) and over stdio (`nullstdio`). */
+export const nullConfig = (nullUrl: string) => ({
+  backends: {
+    null: { transport: 'http', url: nullUrl, timeoutMs: 30_000 },
+    nullstdio: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'nullstdio'], timeoutMs: 30_000 },
+  },
+});
 
 /** One tools/call body, as a client would POST it. */
 export function toolCall(name: string, args: Record<string, unknown>, id: number | string = 1): string {

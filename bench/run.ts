@@ -31,6 +31,7 @@ import {
   machine,
   median,
   medianOf,
+  nullConfig,
   paced,
   type PacedResult,
   percentile,
@@ -107,12 +108,6 @@ async function measure(o: Parameters<typeof load>[0]): Promise<LoadResult> {
 
 const okSingle = (body: string) => body.includes('"status":"ok"');
 const okBatch = (body: string) => body.includes('"failed":0');
-const nullConfig = (nullUrl: string) => ({
-  backends: {
-    null: { transport: 'http', url: nullUrl, timeoutMs: 30_000 },
-    nullstdio: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'nullstdio'], timeoutMs: 30_000 },
-  },
-});
 
 /** The pid of the router's stdio child running `name`, read from /proc. */
 function stdioChildOf(routerPid: number, name: string): number | undefined {
