@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { classifyTransportError, guardedFetch } from './remote-transport';
+import { classifyTransportError, eventSizeMeter, guardedFetch } from './remote-transport';
 
 const fetchWithoutRedirects = guardedFetch();
 
@@ -18,6 +18,14 @@ before(async () => {
     targetHits++;
     const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('bytes') ?? 2);
     const chunked = req.url?.includes('chunked');
+    const events = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('events') ?? 0);
+    if (events > 0) {
+      // An event stream of `events` events of `size` bytes each, the blank lines in CR LF.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = `data: ${'b'.repeat(size)}\r\n\r\n`;
+      for (let i = 0; i < events; i++) res.write(event);
+      return void res.end();
+    }
     res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(size) }) });
     // A JSON string of `size` bytes, written in 64 KiB chunks.
     const body = Buffer.alloc(size, 0x61);
@@ -46,14 +54,35 @@ test('a backend redirect is refused, not followed: the other host sees nothing',
   assert.equal(targetHits, before);
 });
 
-test('a POST answer over the cap fails while it streams in, declared or chunked; smaller ones and GET streams pass', async () => {
+test('a POST answer over the cap fails while it streams in, declared or chunked; smaller ones pass', async () => {
   const targetBase = base.replace(/:\d+$/, `:${(target.address() as { port: number }).port}`);
   const capped = guardedFetch(1024 * 1024);
   for (const path of ['/mcp?bytes=3000000', '/mcp?bytes=3000000&chunked=1']) {
     await assert.rejects(async () => (await capped(`${targetBase}${path}`, { method: 'POST', body: '{}' })).json(), { name: 'ResponseTooLargeError' }, path);
   }
   assert.equal(((await (await capped(`${targetBase}/mcp?bytes=1000`, { method: 'POST', body: '{}' })).json()) as string).length, 998);
-  assert.equal((await (await capped(`${targetBase}/mcp?bytes=3000000`, { method: 'GET' })).text()).length, 3_000_000);
+});
+
+test('a GET event stream is capped per event: many events past the cap in all pass, one event over it breaks the stream', async () => {
+  const targetBase = base.replace(/:\d+$/, `:${(target.address() as { port: number }).port}`);
+  const capped = guardedFetch(1024 * 1024);
+  const many = await (await capped(`${targetBase}/mcp?events=300&bytes=10000`, { method: 'GET' })).text();
+  assert.equal(many.length, 300 * (10_000 + 10));
+  await assert.rejects(async () => (await capped(`${targetBase}/mcp?events=1&bytes=1100000`, { method: 'GET' })).text(), { name: 'ResponseTooLargeError' });
+});
+
+test('an event is measured from the last blank line, whatever the line ends and however the chunks fall', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  for (const end of ['\n', '\r', '\r\n']) {
+    const meter = eventSizeMeter();
+    assert.equal(meter(bytes(`data: one${end}`)), 9 + end.length);
+    assert.ok(meter(bytes(end)) <= 1, `a blank line ends the event (${JSON.stringify(end)})`);
+    assert.equal(meter(bytes('data: tw')), 8 + (end === '\r\n' ? 1 : 0));
+    assert.equal(meter(bytes(`o${end}data: three`)), 9 + end.length + 11 + (end === '\r\n' ? 1 : 0));
+  }
+  const split = eventSizeMeter();
+  split(bytes('data: x\r\n\r'));
+  assert.equal(split(bytes('\ndata: y')), 8, 'a CR LF blank line split across chunks');
 });
 
 test('a POST that outlives its timeout is aborted, and the transport signal gets no lasting listener', async () => {

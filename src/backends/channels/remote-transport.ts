@@ -18,7 +18,9 @@ import type { ChannelEvents } from './backend-channel';
  *   credentials, to another host.
  * - A POST's response (one call's answer) is capped like every channel's answer: a 12 MiB answer
  *   fails its own call while it streams in, instead of being buffered and parsed whole on the
- *   event loop. The long-lived GET event stream is not capped: it carries many messages over time.
+ *   event loop. The long-lived GET event stream carries many messages over time, so each of its
+ *   events is capped instead: an event over the cap breaks the stream (the SDK transport reports
+ *   it, and the supervisor reconnects), as a legacy SSE backend's answers arrive on that stream.
  * - Each POST gets a signal of its own, aborted `requestTimeoutMs` after it started or when the
  *   transport's signal aborts. The SDK passes one long-lived signal to every fetch and never aborts
  *   a timed-out call's request: undici would keep that socket for minutes, and add a listener to
@@ -26,7 +28,10 @@ import type { ChannelEvents } from './backend-channel';
  */
 export function guardedFetch(maxResponseBytes: number = MAX_RESPONSE_BYTES, requestTimeoutMs = 60_000): FetchLike {
   return async (url, init) => {
-    if (init?.method !== 'POST') return refuseRedirect(await fetch(url, { ...init, redirect: 'manual' }));
+    if (init?.method !== 'POST') {
+      const stream = refuseRedirect(await fetch(url, { ...init, redirect: 'manual' }));
+      return stream.body === null ? stream : capped(stream, eventSizeMeter(), maxResponseBytes, () => undefined);
+    }
     const request = new AbortController();
     const outer = init.signal ?? undefined;
     const abort = () => request.abort(outer?.reason);
@@ -55,18 +60,54 @@ export function guardedFetch(maxResponseBytes: number = MAX_RESPONSE_BYTES, requ
       throw new ResponseTooLargeError(maxResponseBytes);
     }
     let seen = 0;
-    const capped = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen <= maxResponseBytes) return controller.enqueue(chunk);
-          done();
-          controller.error(new ResponseTooLargeError(maxResponseBytes));
-        },
-        flush: done,
-      }),
-    );
-    return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return capped(response, (chunk) => (seen += chunk.byteLength), maxResponseBytes, done);
+  };
+}
+
+/**
+ * The response with its body failing with ResponseTooLargeError once `measure` (fed every chunk)
+ * says more than `maxBytes`; `done` runs when the body ends or fails.
+ */
+function capped(response: Response, measure: (chunk: Uint8Array) => number, maxBytes: number, done: () => void): Response {
+  const body = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (measure(chunk) <= maxBytes) return controller.enqueue(chunk);
+        done();
+        controller.error(new ResponseTooLargeError(maxBytes));
+      },
+      flush: done,
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * For an event stream: the bytes of the event being received, counted since the last blank line
+ * (an event ends with one; lines end with LF, CR or CR LF). Fed chunk by chunk; a boundary may
+ * span chunks.
+ */
+export function eventSizeMeter(): (chunk: Uint8Array) => number {
+  let pending = 0;
+  let lineHasContent = true;
+  /** The last byte was a CR: a LF now completes that line end rather than ending another line. */
+  let afterCr = false;
+  return (chunk) => {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      pending++;
+      if (byte === 0x0a && afterCr) {
+        afterCr = false;
+      } else if (byte === 0x0a || byte === 0x0d) {
+        if (!lineHasContent) pending = 0;
+        lineHasContent = false;
+        afterCr = byte === 0x0d;
+      } else {
+        lineHasContent = true;
+        afterCr = false;
+      }
+    }
+    return pending;
   };
 }
 
