@@ -4,7 +4,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { RouterError } from '../../common/router-error';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure, ConnectionBrokeError, ConnectionLostError, ResponseTooLargeError } from '../domain/backend-failures';
-import { outcomeOf, readCallAnswer } from '../domain/call-answer';
+import { type CallAnswer, modernOutcomeOf, outcomeOf, readCallAnswer } from '../domain/call-answer';
+import type { RoundAnswer } from '../domain/input-required';
 import { CANCEL_TIMEOUT_MS, HTTP_IDLE_SOCKET_MS, HTTP_MAX_SOCKETS } from '../domain/limits';
 import { requestHeaders } from '../domain/modern-protocol';
 import { SseReader } from '../domain/sse-reader';
@@ -68,7 +69,7 @@ export class HttpCallClient {
   }
 
   /** Calls one tool; rejects with a RouterError, or ConnectionLostError when the backend is gone. */
-  async callTool(
+  callTool(
     session: HttpSessionInfo,
     tool: string,
     args: Record<string, unknown>,
@@ -76,18 +77,53 @@ export class HttpCallClient {
     /** 2026-07-28 `Mcp-Param-*` headers of this call (the tool's `x-mcp-header` annotations). */
     paramHeaders?: Record<string, string>,
   ): Promise<BackendToolResult> {
+    return this.exchangeCall(session, tool, args, Date.now() + timeoutMs, timeoutMs, paramHeaders, undefined, outcomeOf);
+  }
+
+  /**
+   * One round of a 2026-07-28 multi round-trip `tools/call` (spec basic/patterns/mrtr), on a fresh
+   * id, with `requestState` echoed when the round is a retry. Resolves with the result or the
+   * backend's `input_required`; `deadline` is the whole call's, `timeoutMs` only names it in the
+   * timeout's message.
+   */
+  callToolRound(
+    session: HttpSessionInfo,
+    tool: string,
+    args: Record<string, unknown>,
+    deadline: number,
+    timeoutMs: number,
+    paramHeaders: Record<string, string> | undefined,
+    requestState: string | undefined,
+  ): Promise<RoundAnswer> {
+    return this.exchangeCall(session, tool, args, deadline, timeoutMs, paramHeaders, requestState, modernOutcomeOf);
+  }
+
+  private async exchangeCall<T>(
+    session: HttpSessionInfo,
+    tool: string,
+    args: Record<string, unknown>,
+    deadline: number,
+    timeoutMs: number,
+    paramHeaders: Record<string, string> | undefined,
+    requestState: string | undefined,
+    outcome: (answer: CallAnswer, backend: string) => T | RouterError,
+  ): Promise<T> {
     const id = `${ID_PREFIX}${++this.nextId}`;
-    const params = { name: tool, arguments: args, ...(session.envelope ? { _meta: session.envelope.meta } : {}) };
+    // The 2025 call builds the same params as before; only a retry carries `requestState`.
+    const params =
+      requestState === undefined
+        ? { name: tool, arguments: args, ...(session.envelope ? { _meta: session.envelope.meta } : {}) }
+        : { name: tool, arguments: args, requestState, ...(session.envelope ? { _meta: session.envelope.meta } : {}) };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
     const { backend } = this.options;
-    const exchange: Exchange<BackendToolResult> = {
-      session, id, body, method: 'tools/call', name: tool, paramHeaders, deadline: Date.now() + timeoutMs, timeoutMs, errorStatusAnswers: false,
+    const exchange: Exchange<T> = {
+      session, id, body, method: 'tools/call', name: tool, paramHeaders, deadline, timeoutMs, errorStatusAnswers: false,
       read: (message, inStream) => {
         const answer = message === UNREADABLE ? ({ kind: 'malformed' } as const) : readCallAnswer(message, id);
         // In an event stream, other messages are skipped (as the SDK client does); a JSON body is
         // the one answer, whatever it holds.
         if (inStream && (answer.kind === 'other' || message === UNREADABLE)) return undefined;
-        return outcomeOf(answer, backend);
+        return outcome(answer, backend);
       },
     };
     try {

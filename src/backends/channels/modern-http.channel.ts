@@ -1,12 +1,14 @@
 import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import type { HttpBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure, ConnectionBrokeError, ConnectionLostError, describeFailure, toRouterError } from '../domain/backend-failures';
-import { CLIENT_INFO, MAX_RESPONSE_BYTES } from '../domain/limits';
+import { callInRounds } from '../domain/input-required';
+import { CLIENT_INFO, INPUT_RETRY_PAUSE_MS, MAX_INPUT_ROUNDS, MAX_RESPONSE_BYTES } from '../domain/limits';
 import {
   type ParamHeader,
   paramHeadersOf,
@@ -35,7 +37,7 @@ const LISTEN_RETRY_MS = { first: 1_000, max: 30_000 } as const;
  * - `listTools` pages `tools/list`; the smallest `ttlMs` of the pages schedules the next listing
  *   (`ChannelEvents.onStale`), jittered as the spec asks of a client that polls.
  * - `call` is the router's own pooled POST (HttpCallClient), as for a 2025 backend: no SDK client
- *   on the hot path.
+ *   on the hot path. A load-shedding `input_required` answer is retried with its `requestState`.
  * - Change notifications come on a `subscriptions/listen` stream (it replaced the GET stream),
  *   opened when discovery says the server announces tool-list changes; an abrupt end of it is a
  *   suspicion the supervisor checks with `ping` (here `server/discover`: 2026 has no `ping`).
@@ -124,11 +126,29 @@ export class ModernHttpChannel implements BackendChannel {
     return kept;
   }
 
+  /**
+   * One `tools/call`, run as a multi round-trip request (spec basic/patterns/mrtr): a backend
+   * shedding load may answer `input_required` with only a `requestState`, and the call is sent
+   * again with it, within this call's deadline (`callInRounds`).
+   */
   async call(request: ChannelCall): Promise<BackendToolResult> {
+    const deadline = Date.now() + request.timeoutMs;
     try {
       const annotated = this.paramHeaders.get(request.tool);
       const params = annotated ? paramHeaderValues(annotated, request.arguments) : undefined;
-      return await this.calls.callTool(this.session, request.tool, request.arguments, request.timeoutMs, params);
+      const send = (requestState: string | undefined) =>
+        // A channel closed during a pause between rounds sends nothing more.
+        this.closed
+          ? Promise.reject(backendFailure.notConnected(this.config.name))
+          : this.calls.callToolRound(this.session, request.tool, request.arguments, deadline, request.timeoutMs, params, requestState);
+      return await callInRounds(send, {
+        backend: this.config.name,
+        timeoutMs: request.timeoutMs,
+        maxRounds: MAX_INPUT_ROUNDS,
+        pauseMs: INPUT_RETRY_PAUSE_MS,
+        remainingMs: () => deadline - Date.now(),
+        pause: (ms) => delay(ms),
+      });
     } catch (err) {
       this.report(err);
       throw toRouterError(err, this.config.name, request.timeoutMs);

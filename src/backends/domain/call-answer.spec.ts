@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RouterError } from '../../common/router-error';
-import { outcomeOf, readCallAnswer, toCallResult } from './call-answer';
+import { modernOutcomeOf, outcomeOf, readCallAnswer, toCallResult } from './call-answer';
 
 const answer = (result: unknown, id: unknown = 'c1') => ({ jsonrpc: '2.0', id, result });
 
@@ -59,4 +59,23 @@ test('the outcome of the message that had to answer: the result, or one failure 
       ['backend_failed', 'backend files sent a malformed result'],
     ],
   );
+});
+
+test('an input_required result is read as such, and fails a 2025 call as malformed but answers a 2026 round', () => {
+  const read = readCallAnswer(answer({ resultType: 'input_required', requestState: 'opaque' }), 'c1');
+  assert.deepEqual(read, { kind: 'input_required', requestState: 'opaque', inputMethods: [] });
+  const legacy = outcomeOf(read, 'files');
+  assert.ok(legacy instanceof RouterError);
+  assert.deepEqual([legacy.code, legacy.message], ['backend_failed', 'backend files sent a malformed result']);
+  assert.deepEqual(modernOutcomeOf(read, 'files'), read);
+  const result = { content: [{ type: 'text' as const, text: 'hi' }] };
+  assert.deepEqual(modernOutcomeOf({ kind: 'result', result }, 'files'), result);
+  assert.deepEqual(readCallAnswer(answer({ resultType: 'input_required' }), 'c1'), { kind: 'malformed' });
+});
+
+test('a complete 2026 result (resultType "complete") is a result like any other', () => {
+  assert.deepEqual(readCallAnswer(answer({ resultType: 'complete', content: [{ type: 'text', text: 'hi' }] }), 'c1'), {
+    kind: 'result',
+    result: { content: [{ type: 'text', text: 'hi' }] },
+  });
 });

@@ -1,6 +1,7 @@
 import type { RouterError } from '../../common/router-error';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure } from './backend-failures';
+import { type InputRequired, readInputRequired, type RoundAnswer } from './input-required';
 
 /** What one JSON-RPC message says about the request with a given id. */
 export type CallAnswer =
@@ -8,6 +9,8 @@ export type CallAnswer =
   | { kind: 'error'; code: number }
   /** The answer to that id, but not a well-formed `tools/call` result (MCP spec, CallToolResult). */
   | { kind: 'malformed' }
+  /** A 2026-07-28 `InputRequiredResult` (spec basic/patterns/mrtr): valid only from a modern backend. */
+  | InputRequired
   /** Another message: a notification, a server request, or the answer to another id. */
   | { kind: 'other' };
 
@@ -23,7 +26,9 @@ export function readCallAnswer(message: unknown, id: string): CallAnswer {
     return isObject(error) && Number.isInteger(error.code) ? { kind: 'error', code: error.code as number } : { kind: 'malformed' };
   }
   const result = toCallResult(message.result);
-  return result ? { kind: 'result', result } : { kind: 'malformed' };
+  if (result) return { kind: 'result', result };
+  // Only once the result is not a CallToolResult: a 2025 success costs nothing more.
+  return readInputRequired(message.result) ?? { kind: 'malformed' };
 }
 
 /**
@@ -38,8 +43,18 @@ export function outcomeOf(answer: CallAnswer, backend: string): BackendToolResul
       return backendFailure.jsonRpcError(backend, answer.code);
     case 'malformed':
     case 'other':
+    // Not the vocabulary of a 2025 era: there it is a malformed result.
+    case 'input_required':
       return backendFailure.malformed(backend);
   }
+}
+
+/**
+ * The outcome of one round of a 2026-07-28 `tools/call`: as `outcomeOf`, except that an
+ * `input_required` result is an answer (its rounds are run by `callInRounds`).
+ */
+export function modernOutcomeOf(answer: CallAnswer, backend: string): RoundAnswer | RouterError {
+  return answer.kind === 'input_required' ? answer : outcomeOf(answer, backend);
 }
 
 /** A `tools/call` result with only the fields the router relays, or undefined when malformed. */

@@ -42,3 +42,19 @@ export const HTTP_IDLE_SOCKET_MS = 30_000;
 
 /** Time between SIGTERM and SIGKILL of a stdio backend's process group on close. */
 export const KILL_GRACE_MS = 2_000;
+
+/**
+ * Requests sent for one `tools/call` at most, the first included, when a 2026-07-28 backend
+ * answers `input_required` with only a `requestState` (spec basic/patterns/mrtr: the load-shedding
+ * case). Each retry is another request to a backend that just said it is busy: four bounds what
+ * one call can add to its load, and with the pauses below gives a short overload ~0.75 s to pass.
+ * The v2 SDK client allows 10, but its rounds each answer something new from a user; these only
+ * ask again.
+ */
+export const MAX_INPUT_ROUNDS = 4;
+
+/**
+ * Pause before each such retry: the spec lets a client retry at once, but a backend shedding load
+ * gains nothing from an immediate one. The v2 SDK client's own pacing for these rounds.
+ */
+export const INPUT_RETRY_PAUSE_MS = 250;
