@@ -63,7 +63,6 @@ export class MetricsService {
   private readonly storeFallbacksSeen = { local: 0, refused: 0 };
   /** The era each backend was last met in, kept while a reconnect has not settled it again. */
   private readonly erasSeen = new Map<string, NonNullable<BackendState['era']>>();
-  private readonly registers: Registry[];
 
   private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
   private readonly backendCallDuration: Histogram<'backend' | 'status'>;
@@ -88,7 +87,6 @@ export class MetricsService {
   ) {
     this.backendNames = new Set(configs.map((c) => c.name));
     const registers = [this.registry];
-    this.registers = registers;
     const name = (suffix: string) => METRICS_PREFIX + suffix;
 
     this.calls = new Counter({
@@ -275,7 +273,7 @@ export class MetricsService {
       labelNames: ['version', 'method'],
       rows: versions,
       columns: methods,
-      registers: this.registers,
+      registers: [this.registry],
     });
   }
 
