@@ -2,7 +2,8 @@
  * The operator's view of protocol eras (docs/protocol-eras.md "What an operator sees"): the built
  * router in its own process, a 2025 client (SDK v1) and a 2026-07-28 client (SDK v2) at its front,
  * a 2026-only backend and the 2025 server-everything behind it. What the test reads is what an
- * operator reads: /metrics and the audit lines on stdout.
+ * operator reads: /metrics and the audit lines on stdout. Then one backend URL served first by a
+ * 2026 server, then by a 2025 one: the era gauge follows the reconnect.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -12,10 +13,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { BackendsService } from '../src/backends/backends.service';
 import { waitFor } from './support/backend-processes';
-import { freePort, startEverythingHttp, stopProcess } from './support/backend-servers';
+import { freePort, httpBackend, startEverythingHttp, stopProcess } from './support/backend-servers';
 import { deltas, scrapeMetrics } from './support/metrics';
 import { type ModernServer, startModernServer } from './support/modern-backend';
+import { startRouter, testConfig, type RunningRouter } from './support/router';
 import { spawnRouter, type SpawnedRouter } from './support/router-process';
 
 const REQUESTS = 'centralmcp_router_mcp_requests_total';
@@ -147,5 +150,37 @@ describe('protocol eras as an operator sees them: /metrics and the audit lines',
     const text = await (await fetch(`${base}/metrics`)).text();
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+  });
+});
+
+describe('a backend met in another era after a reconnect', () => {
+  let modern: ModernServer;
+  let everything: ChildProcess | undefined;
+  let router: RunningRouter;
+  const stateOf = () => router.app.get(BackendsService).states().find((s) => s.name === 'svc')!;
+  const eraSeries = async () => {
+    const samples = await scrapeMetrics(router);
+    return ['legacy', 'modern'].map((era) => samples.get(`centralmcp_router_backend_protocol_era{backend="svc",era="${era}"}`));
+  };
+
+  before(async () => {
+    modern = await startModernServer('svc');
+    router = await startRouter(testConfig([httpBackend('svc', modern.url, { timeoutMs: 5_000, required: false })]));
+  });
+  after(async () => {
+    await router?.close();
+    await Promise.all([modern?.stop(), everything && stopProcess(everything)]);
+  });
+
+  test('backend_protocol_era follows it: modern, kept while it is down, then legacy once met as a 2025 server', { timeout: 90_000 }, async () => {
+    await waitFor(() => stateOf().status === 'up', 15_000, 'svc up');
+    assert.deepEqual(await eraSeries(), [0, 1]);
+    // The same URL, now served by a 2025 server (a rollback in place): `era: auto` probes again.
+    await modern.stop();
+    await waitFor(() => stateOf().status !== 'up', 15_000, 'svc lost');
+    assert.deepEqual(await eraSeries(), [0, 1], 'the last known era stays while the backend is away');
+    everything = await startEverythingHttp(modern.port);
+    await waitFor(() => stateOf().status === 'up' && stateOf().era === 'legacy', 60_000, 'svc up again as a 2025 server');
+    assert.deepEqual(await eraSeries(), [1, 0]);
   });
 });
