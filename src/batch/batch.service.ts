@@ -4,7 +4,7 @@ import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import type { Entrypoint } from '../common/call-status';
 import type { Principal } from '../common/principal';
-import { currentRequestId, currentTraceparent } from '../common/request-context';
+import { requestContext } from '../common/request-context';
 import { RouterError, statusOf, type RouterErrorCode } from '../common/router-error';
 import { globToRegExp } from '../common/glob';
 import { BACKENDS_CONFIG, BUDGET_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
@@ -397,6 +397,8 @@ export class BatchService {
     const backend = answer.server !== null && this.backendNames.has(answer.server) ? answer.server : null;
     this.metrics.recordCall(entrypoint, backend ?? 'none', answer.status);
     if (answer.truncated) this.metrics.recordTruncation(entrypoint);
+    // One lookup of the request's context for its three fields.
+    const context = requestContext.getStore();
     this.audit.record({
       principal: call.principal.id,
       entrypoint,
@@ -406,8 +408,9 @@ export class BatchService {
       status: answer.status,
       durationMs: Math.round((performance.now() - call.started) * 1000) / 1000,
       responseBytes: call.bytes,
-      correlationId: currentRequestId(),
-      traceparent: currentTraceparent(),
+      correlationId: context?.requestId,
+      traceparent: context?.traceparent,
+      protocolVersion: context?.protocolVersion,
       ...(call.confirmationId !== undefined ? { confirmationId: call.confirmationId } : {}),
     });
   }

@@ -6,6 +6,11 @@ export interface RequestContext {
   readonly requestId: string;
   /** The W3C `traceparent` header as sent (the audit log keeps it only when well-formed). */
   readonly traceparent?: string;
+  /**
+   * The MCP protocol version a `tools/call` was served in, once the endpoint has read its era
+   * (absent for a 2025 client that sent no `MCP-Protocol-Version`); the audit line carries it.
+   */
+  protocolVersion?: string;
 }
 
 /** The header a correlation id arrives in and is echoed back in. */
@@ -14,7 +19,8 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /**
  * The request each async continuation belongs to. One process-wide store is the point of
  * AsyncLocalStorage (it follows awaits, not objects), so this is the one module-level instance;
- * the logger reads it, and nothing writes it but the request hook.
+ * the logger reads it; the request hook creates it, and only the endpoint adds the
+ * protocol version to it (`noteProtocolVersion`).
  */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
 
@@ -35,6 +41,12 @@ export function currentRequestId(): string | undefined {
 /** The `traceparent` the client sent with the request being served, if any. */
 export function currentTraceparent(): string | undefined {
   return requestContext.getStore()?.traceparent;
+}
+
+/** Notes the protocol version of the request being served, for what it sets off (the audit line). */
+export function noteProtocolVersion(version: string): void {
+  const context = requestContext.getStore();
+  if (context !== undefined) context.protocolVersion = version;
 }
 
 /**

@@ -2,11 +2,12 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { BatchModule } from '../batch/batch.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
 import { PublishedSurface } from './published-surface';
 
-@Module({ imports: [BatchModule, AuthModule, AuditModule], controllers: [McpController], providers: [McpService, PublishedSurface, LegacyEra, ModernEra] })
+@Module({ imports: [BatchModule, AuthModule, AuditModule, MetricsModule], controllers: [McpController], providers: [McpService, PublishedSurface, LegacyEra, ModernEra] })
 export class McpModule {}

@@ -3,13 +3,16 @@ import { AuditService } from '../audit/audit.service';
 import { AuthService } from '../auth/auth.service';
 import { refusalBody } from '../auth/domain/bearer';
 import type { Principal } from '../common/principal';
-import { currentRequestId, currentTraceparent } from '../common/request-context';
+import { currentRequestId, currentTraceparent, noteProtocolVersion } from '../common/request-context';
 import { EdgeError, edgeErrorAnswer } from './mcp.errors';
 import { HTTP_CONFIG } from '../config/config.tokens';
 import type { HttpConfig } from '../config/config.types';
+import type { GridCounter } from '../metrics/grid-counter';
+import { MetricsService } from '../metrics/metrics.service';
 import { errorMessage, parseIncoming, type RequestId } from './domain/jsonrpc';
 import { notificationVersionProblem, selectEra, type EraRefusal } from './domain/request-era';
 import { guardRequest } from './domain/request-guard';
+import { claimedVersion, METHOD_LABELS, methodLabelIndex, VERSION_LABELS, versionLabelIndex } from './domain/request-labels';
 import type { HttpAnswer } from './era-dialect';
 import { LegacyEra } from './legacy-era';
 import { ModernEra } from './modern-era';
@@ -41,13 +44,19 @@ export type Admission = { ok: true; principal: Principal } | { ok: false; answer
  */
 @Injectable()
 export class McpService {
+  /** `mcp_requests_total`: each admitted message by the version it claims and its method (bounded labels). */
+  private readonly requests: GridCounter<'version', 'method'>;
+
   constructor(
     private readonly auth: AuthService,
     private readonly audit: AuditService,
     private readonly legacy: LegacyEra,
     private readonly modern: ModernEra,
     @Inject(HTTP_CONFIG) private readonly http: HttpConfig,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    this.requests = metrics.countMcpRequests(VERSION_LABELS, METHOD_LABELS);
+  }
 
   /**
    * Checks the edge (Host, Origin), then who is calling (architecture §10): from the request's head
@@ -83,6 +92,7 @@ export class McpService {
       case 'invalid':
         return { status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) };
       case 'notification': {
+        this.requests.inc(versionLabelIndex(claimedVersion(request.headers, incoming.method, undefined)), methodLabelIndex(incoming.method));
         const problem = notificationVersionProblem(request.headers);
         return problem === undefined ? { status: 202 } : refused(null, problem);
       }
@@ -90,8 +100,14 @@ export class McpService {
         return { status: 202 };
       case 'request': {
         const { id, method, params } = incoming;
+        const claimed = claimedVersion(request.headers, method, params);
+        // Counted before the era checks, so refusals show under the version they claimed.
+        this.requests.inc(versionLabelIndex(claimed), methodLabelIndex(method));
         const era = selectEra(request.headers, method, params);
         if (era.era === 'refused') return refused(id, era);
+        // Past selectEra a claimed version is a listed one. Only a tool call's work reads it (its
+        // audit line), so other methods skip the context lookup.
+        if (method === 'tools/call' && typeof claimed === 'string') noteProtocolVersion(claimed);
         return (era.era === 'modern' ? this.modern : this.legacy).answer({ id, method, params, principal });
       }
     }

@@ -93,4 +93,14 @@ describe('MetricsService in the real module graph', () => {
     assert.ok(tools > 0, `catalog_tools ${tools}`);
     assert.match(metrics.contentType, /^text\/plain; version=0\.0\.4/);
   });
+
+  test('a backend era is an info-style gauge; MCP requests exist at 0 for every version and method', async () => {
+    const json = await metrics.registry.getMetricsAsJSON();
+    assert.equal(valueOf(json, 'backend_protocol_era', { backend: 'files', era: 'legacy' }), 1, 'a stdio backend is met with initialize');
+    assert.equal(valueOf(json, 'backend_protocol_era', { backend: 'files', era: 'modern' }), 0);
+    const requests = json.find((m) => m.name === `${METRICS_PREFIX}mcp_requests_total`);
+    assert.equal(requests?.values.length, 5 * 7, '(3 versions, unsupported, none) × (6 methods, other)');
+    assert.ok(requests?.values.every((v) => v.value === 0));
+  });
+
 });

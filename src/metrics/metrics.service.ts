@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BackendsService } from '../backends/backends.service';
+import type { BackendState } from '../backends/backends.types';
 import { CALL_STATUSES, type CallStatus, type Entrypoint } from '../common/call-status';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
@@ -9,6 +10,7 @@ import { EMBEDDINGS_FAILURES, type EmbeddingsFailure } from '../registry/embeddi
 import { EmbeddingsService } from '../registry/embeddings.service';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
+import { GridCounter } from './grid-counter';
 
 /** Every metric name starts with this (architecture §8). */
 export const METRICS_PREFIX = 'centralmcp_router_';
@@ -31,6 +33,7 @@ export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 // fails to compile here until it is listed (and so pre-initialised below).
 const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true, invoke_tool: true } satisfies Record<Entrypoint, true>);
 const BATCH_OUTCOMES = keysOf({ ok: true, partial: true, rejected: true } satisfies Record<BatchOutcome, true>);
+const BACKEND_ERAS = keysOf({ legacy: true, modern: true } satisfies Record<NonNullable<BackendState['era']>, true>);
 const CURSOR_REJECTIONS = keysOf({ malformed: true, bad_signature: true, expired: true, mismatch: true } satisfies Record<CursorRejection, true>);
 /** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -58,6 +61,8 @@ export class MetricsService {
   private readonly restartsSeen = new Map<string, number>();
   private readonly embeddingFailuresSeen = new Map<EmbeddingsFailure, number>();
   private readonly storeFallbacksSeen = { local: 0, refused: 0 };
+  /** The era each backend was last met in, kept while a reconnect has not settled it again. */
+  private readonly erasSeen = new Map<string, NonNullable<BackendState['era']>>();
 
   private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
   private readonly backendCallDuration: Histogram<'backend' | 'status'>;
@@ -144,6 +149,16 @@ export class MetricsService {
       collect: function (this: Gauge<'backend'>) {
         for (const state of backends.states()) this.set({ backend: state.name }, state.status === 'up' ? 1 : 0);
       },
+    });
+    // Info-style: 1 on the series of the era the backend was last met in (docs/backend-eras.md),
+    // 0 on the other; both 0 until a first connection settles it. Read at scrape time, so a
+    // backend met in another era after a reconnect shows it at the next scrape.
+    const eras: Gauge<'backend' | 'era'> = new Gauge({
+      name: name('backend_protocol_era'),
+      help: 'The MCP era the backend was last met in: 1 on era legacy (initialize, 2025) or modern (2026-07-28), 0 on the other; both 0 until known.',
+      labelNames: ['backend', 'era'],
+      registers,
+      collect: () => this.collectEras(eras),
     });
     // A real counter (rate() and increase() handle its reset when the process restarts): the
     // supervisor's count only ever grows, so each scrape adds what grew since the last one.
@@ -245,6 +260,23 @@ export class MetricsService {
     return this.registry.metrics();
   }
 
+  /**
+   * `mcp_requests_total`: JSON-RPC messages at /mcp by the protocol version they claim and their
+   * method. The label lists are the endpoint's own closed sets (mcp/ owns the versions it lists and
+   * the methods it serves), handed over once at boot; each message is then one array increment
+   * at two indices, so counting costs a request nanoseconds and no allocation.
+   */
+  countMcpRequests(versions: readonly string[], methods: readonly string[]): GridCounter<'version', 'method'> {
+    return new GridCounter({
+      name: METRICS_PREFIX + 'mcp_requests_total',
+      help: 'JSON-RPC requests and notifications at /mcp once admitted, by the protocol version they claim (a listed version, unsupported or none) and method (a served one, or other); refusals included.',
+      labelNames: ['version', 'method'],
+      rows: versions,
+      columns: methods,
+      registers: [this.registry],
+    });
+  }
+
   /** The number of tools of `backend` failing their pin, after a review of its catalog. */
   setQuarantinedTools(backend: string, count: number): void {
     this.quarantinedTools.set({ backend: this.backendLabel(backend) }, count);
@@ -322,6 +354,14 @@ export class MetricsService {
       const seen = this.restartsSeen.get(state.name) ?? 0;
       if (state.restarts > seen) restarts.inc({ backend: state.name }, state.restarts - seen);
       this.restartsSeen.set(state.name, Math.max(seen, state.restarts));
+    }
+  }
+
+  private collectEras(gauge: Gauge<'backend' | 'era'>): void {
+    for (const state of this.backends.states()) {
+      if (state.era !== undefined) this.erasSeen.set(state.name, state.era);
+      const current = this.erasSeen.get(state.name);
+      for (const era of BACKEND_ERAS) gauge.set({ backend: state.name, era }, era === current ? 1 : 0);
     }
   }
 

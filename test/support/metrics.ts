@@ -1,7 +1,7 @@
 import type { RunningRouter } from './router';
 
 /** Every sample of a router's /metrics, keyed by series (`name{labels}`), parsed as numbers. */
-export async function scrapeMetrics(router: RunningRouter): Promise<Map<string, number>> {
+export async function scrapeMetrics(router: Pick<RunningRouter, 'url'>): Promise<Map<string, number>> {
   const text = await (await fetch(router.url.replace(/\/mcp$/, '/metrics'))).text();
   const samples = new Map<string, number>();
   for (const line of text.split('\n')) {

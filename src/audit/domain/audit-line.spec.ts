@@ -79,3 +79,9 @@ test('a call through invoke_tool is a `write` line carrying its confirmation id'
   assert.equal(JSON.parse(auditLine({ ...event, entrypoint: 'invoke_tool', confirmationId: 'not an id' }, 0)).confirmationId, undefined);
   assert.equal(JSON.parse(auditLine(event, 0)).confirmationId, undefined);
 });
+
+test('a call line carries the protocol version the client used, and only a version', () => {
+  assert.equal(JSON.parse(auditLine({ ...event, protocolVersion: '2026-07-28' }, 0)).protocolVersion, '2026-07-28');
+  assert.equal(JSON.parse(auditLine({ ...event, protocolVersion: '2025-06-18"} {"x' }, 0)).protocolVersion, undefined);
+  assert.equal(JSON.parse(auditLine(event, 0)).protocolVersion, undefined, 'a 2025 client that sent no version header');
+});

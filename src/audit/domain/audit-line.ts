@@ -21,6 +21,8 @@ export interface AuditEvent {
   traceparent?: string;
   /** A write's confirmation (issue 14): the id of the token issued or used; never the token. */
   confirmationId?: string;
+  /** The MCP protocol version the client's `tools/call` was served in (docs/protocol-eras.md). */
+  protocolVersion?: string;
 }
 
 /** A request refused before any call was read: missing or bad credentials (401/400). */
@@ -52,6 +54,8 @@ const MAX_TOOL_CHARS = 200;
 const MAX_BACKEND_CHARS = 64;
 /** A digest is short base64url or hex; anything else is a bug upstream that might carry values. */
 const DIGEST = /^[A-Za-z0-9_-]{16,128}$/;
+/** An MCP protocol version is a date; anything else is not written. */
+const PROTOCOL_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 /** W3C Trace Context §3.2: version 00-fe, non-zero trace and parent ids, lower-case hex. */
 const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -74,6 +78,7 @@ export function auditLine(event: AuditEvent, timeMs: number): string {
     durationMs: nonNegativeInt(event.durationMs),
     responseBytes: nonNegativeInt(event.responseBytes),
     ...(event.confirmationId !== undefined && DIGEST.test(event.confirmationId) ? { confirmationId: event.confirmationId } : {}),
+    ...(event.protocolVersion !== undefined && PROTOCOL_VERSION.test(event.protocolVersion) ? { protocolVersion: event.protocolVersion } : {}),
     ...traceFields(event),
   });
 }
