@@ -159,6 +159,36 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
   });
 });
 
+describe('era: auto against a 2025 stdio server that never answers server/discover', () => {
+  const log = join(tempDir('centralmcp-stdio26-'), 'silent.log');
+  let router: RunningRouter;
+  let client: Client;
+  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+
+  before(async () => {
+    writeFileSync(log, '');
+    // The probe waits half of timeoutMs, then the same child gets initialize.
+    router = await startRouter(testConfig([stdioBackend('silent', join(__dirname, 'fixtures', 'silent-legacy-stdio-server.js'), [log], { timeoutMs: 3_000 })]));
+    client = await router.connect();
+  });
+  after(async () => {
+    await router?.close();
+  });
+
+  test('the probe times out and the same process is initialized as a 2025 server', async () => {
+    const state = stateOf('silent');
+    assert.equal(state.status, 'up');
+    assert.equal(state.era, 'legacy');
+    const lines = received(log);
+    assert.deepEqual(new Set(lines.map((l) => l.split(' ')[0])), new Set([String(state.pid)]), 'one process: ' + lines.join('; '));
+    const methods = lines.map((l) => l.split(' ')[1]);
+    assert.equal(methods[0], 'server/discover');
+    assert.ok(methods.indexOf('initialize') > 0, methods.join(', '));
+    const hush = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'hush', server: 'silent' } });
+    assert.deepEqual(readAsModel(hush as ToolResult).blocks, [{ type: 'text', text: `hush from ${state.pid}` }]);
+  });
+});
+
 describe('stdio era set in config', () => {
   let router: RunningRouter;
   const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
