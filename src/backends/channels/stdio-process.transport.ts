@@ -107,8 +107,10 @@ export class StdioProcessTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.handedOver && this.child && !this.finished && !this.closing) {
+    if (this.handedOver) {
       this.handedOver = false;
+      // The probed child died between the probe and `initialize`: say how, as any exit is said.
+      if (this.finished || this.closing) throw new Error(this.describeExit());
       return;
     }
     if (this.child || this.closing) throw new Error('StdioProcessTransport cannot be started twice');
