@@ -168,7 +168,7 @@ describe('era: auto against a 2025 stdio server that never answers server/discov
   before(async () => {
     writeFileSync(log, '');
     // The probe waits half of timeoutMs, then the same child gets initialize.
-    router = await startRouter(testConfig([stdioBackend('silent', join(__dirname, 'fixtures', 'silent-legacy-stdio-server.js'), [log], { timeoutMs: 3_000 })]));
+    router = await startRouter(testConfig([stdioBackend('silent', join(__dirname, 'fixtures', 'silent-legacy-stdio-server.js'), [log], { timeoutMs: 6_000 })]));
     client = await router.connect();
   });
   after(async () => {
