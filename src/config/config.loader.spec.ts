@@ -44,7 +44,7 @@ test('a valid file with defaults and expanded secrets', () => {
   const [files, docs] = config.backends;
   assert.deepEqual(files, {
     name: 'files', transport: 'stdio', command: 'node', args: ['server.js', './data'], env: {}, inheritedEnv: {}, cwd: '/etc/router',
-    required: true, timeoutMs: 30_000, rateLimit: undefined,
+    required: true, timeoutMs: 30_000, rateLimit: undefined, era: 'auto',
   });
   assert.deepEqual(docs, {
     name: 'docs', transport: 'http', url: 'https://docs.internal/mcp', headers: { Authorization: 'Bearer t0k' },
@@ -67,6 +67,15 @@ test('era: auto by default over Streamable HTTP, legacy or modern when set; sse 
   const sse = problemsOf(() => load('backends:\n  a:\n    transport: sse\n    url: http://127.0.0.1:9/sse\n    era: modern\n'));
   assert.ok(sse.some((p) => /^backends\.a\.era: transport sse speaks only the legacy era/.test(p)), sse.join('\n'));
   const bad = problemsOf(() => load('backends:\n  a:\n    transport: http\n    url: http://127.0.0.1:9/mcp\n    era: 2026\n'));
+  assert.ok(bad.some((p) => p.startsWith('backends.a.era')), bad.join('\n'));
+});
+
+test('era on stdio: auto by default, legacy or modern when set, a bad value named', () => {
+  const era = (yaml: string) => (load(`backends:\n  a:\n    transport: stdio\n    command: node\n${yaml}`).backends[0] as { era?: string }).era;
+  assert.equal(era(''), 'auto');
+  assert.equal(era('    era: modern\n'), 'modern');
+  assert.equal(era('    era: legacy\n'), 'legacy');
+  const bad = problemsOf(() => load('backends:\n  a:\n    transport: stdio\n    command: node\n    era: new\n'));
   assert.ok(bad.some((p) => p.startsWith('backends.a.era')), bad.join('\n'));
 });
 

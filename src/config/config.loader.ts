@@ -203,6 +203,7 @@ function buildBackend(
       env,
       inheritedEnv,
       cwd: resolve(configDir, dto.cwd ?? '.'),
+      era: dto.era ?? 'auto',
     };
   }
   const http = dto as HttpBackendDto;

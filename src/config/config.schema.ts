@@ -68,6 +68,7 @@ export class StdioBackendDto extends BackendDto {
   @IsOptional() @IsArray() @IsString({ each: true }) args?: string[];
   @IsOptional() @IsObject() env?: Record<string, string>;
   @IsOptional() @IsString() @MinLength(1) cwd?: string;
+  @IsOptional() @IsIn(['auto', 'legacy', 'modern']) era?: 'auto' | 'legacy' | 'modern';
 }
 
 export class HttpBackendDto extends BackendDto {

@@ -53,12 +53,14 @@ export interface StdioBackendConfig extends BackendCommon {
   inheritedEnv: Record<string, string>;
   /** Working directory of the child; default: the router's. */
   cwd?: string;
+  /** Absent means `auto`: probe each new child with `server/discover` (spec stdio "Backward Compatibility"). */
+  era?: BackendEra;
 }
 
 /**
- * Which MCP era the router speaks to a Streamable HTTP backend (docs/backend-eras.md): `legacy`
- * opens with `initialize` (2025-11-25 and before), `modern` speaks 2026-07-28 only, `auto` probes
- * with `server/discover` on each connection attempt and falls back to `initialize`.
+ * Which MCP era the router speaks to a stdio or Streamable HTTP backend (docs/backend-eras.md):
+ * `legacy` opens with `initialize` (2025-11-25 and before), `modern` speaks 2026-07-28 only, `auto`
+ * probes with `server/discover` on each connection attempt and falls back to `initialize`.
  */
 export type BackendEra = 'auto' | 'legacy' | 'modern';
 

@@ -1,57 +1,71 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { HttpBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure, describeFailure } from '../domain/backend-failures';
-import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents, ProtocolEra } from './backend-channel';
-import { ModernHttpChannel } from './modern-http.channel';
+import type { ProbeVerdict } from '../domain/modern-protocol';
+import type { BackendChannel, ChannelCall, ChannelCloseReason, ProtocolEra } from './backend-channel';
+
+/** A modern channel that can also serve as the era probe of `era: auto`. */
+export interface EraProbe extends BackendChannel {
+  /** `server/discover` read as the spec's era probe; rejects only when the backend cannot be reached. */
+  probe(timeoutMs: number): Promise<ProbeVerdict>;
+  /** Finishes connecting once the probe said modern (opens the change subscription, if any). */
+  afterConnect(): void;
+}
 
 /**
- * A Streamable HTTP backend of either era (`era: auto`, the default): `connect` sends the 2026
- * `server/discover` first and reads the answer as the spec's era probe (Streamable HTTP, "Backward
- * Compatibility"): a DiscoverResult or a modern error keeps the modern channel; anything else (a
- * 2025 server's "not initialized", 404, 405, a method-not-found) falls back to the 2025 channel
- * with `initialize`. The probe is redone on every connection attempt, so a backend upgraded in
- * place is met in its new era at the next reconnect (the spec lets a client cache the verdict; a
- * reconnect is exactly when the cached assumption may have failed).
+ * A backend of either era (`era: auto`, the default): `connect` sends the 2026 `server/discover`
+ * first and reads the answer as the spec's era probe ("Backward Compatibility" of the Streamable
+ * HTTP and stdio transports): a DiscoverResult or a modern error keeps the modern channel; anything
+ * else (a 2025 server's "not initialized", 404, 405, a method-not-found, silence on stdio) falls
+ * back to the 2025 channel with `initialize`. `openLegacy` receives the probe: over HTTP it closes
+ * it and opens afresh; on stdio it takes over the probed child. The probe is redone on every
+ * connection attempt, so a backend upgraded in place is met in its new era at the next reconnect
+ * (the spec lets a client cache the verdict; a reconnect is exactly when the cached assumption may
+ * have failed).
  */
-export class EraProbingChannel implements BackendChannel {
-  readonly pid = undefined;
+export class EraProbingChannel<Probe extends EraProbe> implements BackendChannel {
+  private probing: Probe | undefined;
   private chosen: BackendChannel | undefined;
   private closed = false;
 
   constructor(
-    private readonly config: HttpBackendConfig,
-    private readonly events: ChannelEvents,
-    private readonly openLegacy: () => BackendChannel,
+    private readonly backend: string,
+    private readonly openModern: () => Probe,
+    private readonly openLegacy: (probed: Probe) => Promise<BackendChannel>,
   ) {}
 
   get era(): ProtocolEra | undefined {
     return this.chosen?.era;
   }
 
+  get pid(): number | undefined {
+    return (this.chosen ?? this.probing)?.pid;
+  }
+
   async connect(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const modern = new ModernHttpChannel(this.config, this.events);
+    const modern = this.openModern();
+    this.probing = modern;
     let verdict;
     try {
       verdict = await modern.probe(timeoutMs);
     } catch (err) {
-      await modern.close();
+      await modern.close('reconnect');
       throw err;
     }
     if (verdict.era === 'none') {
-      await modern.close();
+      await modern.close('reconnect');
       throw new Error(verdict.reason);
     }
-    if (this.closed) return void (await modern.close());
+    if (this.closed) return void (await modern.close('reconnect'));
     if (verdict.era === 'modern') {
       this.chosen = modern;
       modern.afterConnect();
       return;
     }
-    await modern.close();
-    const legacy = this.openLegacy();
+    const legacy = await this.openLegacy(modern);
     this.chosen = legacy;
+    this.probing = undefined;
     await legacy.connect(Math.max(1, deadline - Date.now()));
   }
 
@@ -60,7 +74,7 @@ export class EraProbingChannel implements BackendChannel {
   }
 
   call(request: ChannelCall): Promise<BackendToolResult> {
-    if (!this.chosen) return Promise.reject(backendFailure.notConnected(this.config.name));
+    if (!this.chosen) return Promise.reject(backendFailure.notConnected(this.backend));
     return this.chosen.call(request);
   }
 
@@ -70,15 +84,17 @@ export class EraProbingChannel implements BackendChannel {
 
   async close(reason: ChannelCloseReason): Promise<void> {
     this.closed = true;
-    await this.chosen?.close(reason);
+    // A probe still running (a stdio child waiting for its first answer) is closed too.
+    await (this.chosen ?? this.probing)?.close(reason);
   }
 
   kill(): void {
-    this.chosen?.kill();
+    (this.chosen ?? this.probing)?.kill();
   }
 
   describeFailure(err: unknown): string {
-    return this.chosen ? this.chosen.describeFailure(err) : describeFailure(err);
+    const inner = this.chosen ?? this.probing;
+    return inner ? inner.describeFailure(err) : describeFailure(err);
   }
 
   private inner(): BackendChannel {

@@ -6,25 +6,25 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import type { HttpBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
-import { backendFailure, ConnectionBrokeError, ConnectionLostError, describeFailure, toRouterError } from '../domain/backend-failures';
+import { ConnectionBrokeError, ConnectionLostError, backendFailure, describeFailure, toRouterError } from '../domain/backend-failures';
 import { callInRounds } from '../domain/input-required';
 import { CLIENT_INFO, INPUT_RETRY_PAUSE_MS, MAX_INPUT_ROUNDS, MAX_RESPONSE_BYTES } from '../domain/limits';
 import {
+  announcesToolChanges,
+  collectModernTools,
   type ParamHeader,
   paramHeadersOf,
   paramHeaderValues,
   probeVerdict,
   type ProbeVerdict,
   readListenEvent,
-  readToolsPage,
-  relistDelayMs,
   requestHeaders,
   requestMeta,
 } from '../domain/modern-protocol';
 import { SseReader } from '../domain/sse-reader';
-import { collectToolPages } from '../domain/tool-pages';
 import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
 import { HttpCallClient, type HttpSessionInfo } from './http-call-client';
+import { RelistTimer } from './relist-timer';
 
 /** First wait before a `subscriptions/listen` stream that ended is opened again; doubles to the max. */
 const LISTEN_RETRY_MS = { first: 1_000, max: 30_000 } as const;
@@ -57,15 +57,18 @@ export class ModernHttpChannel implements BackendChannel {
   private listenSeq = 0;
   private listenRetryMs: number = LISTEN_RETRY_MS.first;
   private listenRetryTimer: NodeJS.Timeout | undefined;
-  private relistTimer: NodeJS.Timeout | undefined;
+  private readonly relist: RelistTimer;
   /** Tools whose arguments are mirrored into `Mcp-Param-*` headers, from the last listing. */
   private paramHeaders = new Map<string, readonly ParamHeader[]>();
 
   constructor(
     private readonly config: HttpBackendConfig,
     private readonly events: ChannelEvents,
-    private readonly random: () => number = Math.random,
+    random: () => number = Math.random,
   ) {
+    this.relist = new RelistTimer(() => {
+      if (!this.closed) this.events.onStale?.();
+    }, random);
     this.calls = new HttpCallClient({ backend: config.name, url: new URL(config.url), headers: config.headers, maxResponseBytes: MAX_RESPONSE_BYTES });
   }
 
@@ -93,16 +96,8 @@ export class ModernHttpChannel implements BackendChannel {
   }
 
   async listTools(pageTimeoutMs: () => number): Promise<Tool[]> {
-    // The listing is as fresh as its stalest page.
-    let ttlMs = Number.POSITIVE_INFINITY;
-    const tools = await collectToolPages(async (cursor) => {
-      const { message } = await this.rpc('tools/list', cursor === undefined ? {} : { cursor }, pageTimeoutMs());
-      const page = readToolsPage(resultOf(message, this.config.name));
-      if (!page) throw new Error(`backend ${this.config.name} sent a malformed tools/list result`);
-      ttlMs = Math.min(ttlMs, page.ttlMs);
-      return { tools: page.tools as Tool[], ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
-    });
-    this.scheduleRelist(ttlMs);
+    const { tools, ttlMs } = await collectModernTools(async (params) => (await this.rpc('tools/list', params, pageTimeoutMs())).message, this.config.name);
+    if (!this.closed) this.relist.schedule(ttlMs, this.listening);
     return this.withParamHeaders(tools);
   }
 
@@ -164,7 +159,7 @@ export class ModernHttpChannel implements BackendChannel {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.relistTimer);
+    this.relist.stop();
     clearTimeout(this.listenRetryTimer);
     this.listenRequest?.destroy();
     this.calls.close();
@@ -192,19 +187,6 @@ export class ModernHttpChannel implements BackendChannel {
     if (this.closed) return;
     if (err instanceof ConnectionLostError) this.events.onLost(err.message);
     else if (err instanceof ConnectionBrokeError) this.events.onSuspect();
-  }
-
-  private scheduleRelist(ttlMs: number): void {
-    clearTimeout(this.relistTimer);
-    this.relistTimer = undefined;
-    if (this.closed) return;
-    const delay = relistDelayMs(Number.isFinite(ttlMs) ? ttlMs : 0, this.listening, this.random());
-    if (delay === undefined) return;
-    this.relistTimer = setTimeout(() => {
-      this.relistTimer = undefined;
-      if (!this.closed) this.events.onStale?.();
-    }, delay);
-    this.relistTimer.unref();
   }
 
   /**
@@ -274,21 +256,6 @@ export class ModernHttpChannel implements BackendChannel {
     });
     req.end(body);
   }
-}
-
-/** The result of a JSON-RPC answer, or an Error naming the backend and the failure kind only. */
-function resultOf(message: unknown, backend: string): unknown {
-  if (typeof message !== 'object' || message === null) throw backendFailure.malformed(backend);
-  const { result, error } = message as { result?: unknown; error?: { code?: unknown } };
-  if (error !== undefined) {
-    throw typeof error?.code === 'number' ? backendFailure.jsonRpcError(backend, error.code) : backendFailure.malformed(backend);
-  }
-  return result;
-}
-
-function announcesToolChanges(message: unknown): boolean {
-  const result = (message as { result?: { capabilities?: { tools?: { listChanged?: unknown } } } } | undefined)?.result;
-  return result?.capabilities?.tools?.listChanged === true;
 }
 
 function parseJson(text: string): unknown {

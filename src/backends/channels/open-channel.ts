@@ -4,6 +4,7 @@ import type { BackendChannel, ChannelEvents } from './backend-channel';
 import { EraProbingChannel } from './era-probing.channel';
 import { HttpChannel } from './http.channel';
 import { ModernHttpChannel } from './modern-http.channel';
+import { ModernStdioChannel } from './modern-stdio.channel';
 import { SseChannel } from './sse.channel';
 import { StdioChannel } from './stdio.channel';
 
@@ -14,7 +15,20 @@ import { StdioChannel } from './stdio.channel';
 export function openChannel(config: BackendConfig, events: ChannelEvents): BackendChannel {
   switch (config.transport) {
     case 'stdio':
-      return new StdioChannel(config, events);
+      // stdio serves both eras too (spec 2026-07-28 stdio "Backward Compatibility"); an `auto`
+      // probe that finds a 2025 server hands the same child on to `initialize`.
+      switch (config.era ?? 'auto') {
+        case 'legacy':
+          return new StdioChannel(config, events);
+        case 'modern':
+          return new ModernStdioChannel(config, events);
+        case 'auto':
+          return new EraProbingChannel(
+            config.name,
+            () => new ModernStdioChannel(config, events),
+            async (probed) => new StdioChannel(config, events, probed.handOver()),
+          );
+      }
     case 'http':
       // Streamable HTTP serves both eras (docs/backend-eras.md); the era is config's or the probe's.
       switch (config.era ?? 'auto') {
@@ -23,7 +37,14 @@ export function openChannel(config: BackendConfig, events: ChannelEvents): Backe
         case 'modern':
           return new ModernHttpChannel(config, events);
         case 'auto':
-          return new EraProbingChannel(config, events, () => new HttpChannel(config, events));
+          return new EraProbingChannel(
+            config.name,
+            () => new ModernHttpChannel(config, events),
+            async (probed) => {
+              await probed.close();
+              return new HttpChannel(config, events);
+            },
+          );
       }
     case 'sse':
       return new SseChannel(config, events);

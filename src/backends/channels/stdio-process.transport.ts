@@ -69,6 +69,7 @@ export class StdioProcessTransport implements Transport {
   private lastStderr: string | undefined;
   /** Why the child never ran (ENOENT: no such command, EACCES: not executable). */
   private spawnError: NodeJS.ErrnoException | undefined;
+  private handedOver = false;
 
   constructor(private readonly options: StdioProcessOptions) {
     this.maxLineBytes = options.maxLineBytes ?? MAX_RESPONSE_BYTES;
@@ -96,7 +97,22 @@ export class StdioProcessTransport implements Transport {
     return this.lastStderr ? `${how}; stderr: ${this.lastStderr}` : how;
   }
 
+  /**
+   * The next `start()` keeps the running child instead of failing: the era probe sent it
+   * `server/discover`, the answer said legacy, and the 2025 client goes on with `initialize` on
+   * the same process (spec 2026-07-28 stdio "Backward Compatibility").
+   */
+  handOver(): void {
+    this.handedOver = true;
+  }
+
   async start(): Promise<void> {
+    if (this.handedOver) {
+      this.handedOver = false;
+      // The probed child died between the probe and `initialize`: say how, as any exit is said.
+      if (this.finished || this.closing) throw new Error(this.describeExit());
+      return;
+    }
     if (this.child || this.closing) throw new Error('StdioProcessTransport cannot be started twice');
     const { command, args, env, cwd } = this.options;
     // detached: the child leads a new process group, so close() can signal every descendant.

@@ -1,14 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import { RouterError } from '../../common/router-error';
 import type { StdioBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
 import { describeFailure, toRouterError } from '../domain/backend-failures';
 import { outcomeOf, readCallAnswer } from '../domain/call-answer';
+import { initializeRefusal } from '../domain/modern-protocol';
 import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents } from './backend-channel';
 import { listAllTools, newSdkClient } from './sdk-client';
-import { StdioProcessTransport } from './stdio-process.transport';
+import { type StdioProcessOptions, StdioProcessTransport } from './stdio-process.transport';
 
 /**
  * A stdio backend (spec "Transports › stdio"): a child process of its own process group. Calls are
@@ -22,18 +23,13 @@ export class StdioChannel implements BackendChannel {
   private readonly client: Client;
   private closed = false;
 
+  /** `probed`: a child the era probe already started and found legacy; `connect` goes on with it. */
   constructor(
     private readonly config: StdioBackendConfig,
     events: ChannelEvents,
+    probed?: StdioProcessTransport,
   ) {
-    this.transport = new StdioProcessTransport({
-      name: config.name,
-      command: config.command,
-      args: config.args,
-      // Exactly the configured env: the router's own secrets never leak into a backend.
-      env: { ...config.inheritedEnv, ...config.env },
-      cwd: config.cwd,
-    });
+    this.transport = probed ?? new StdioProcessTransport(stdioProcessOptions(config));
     this.client = newSdkClient(events);
     this.client.onclose = () => {
       this.closed = true;
@@ -50,8 +46,14 @@ export class StdioChannel implements BackendChannel {
     return this.transport.pid;
   }
 
-  connect(timeoutMs: number): Promise<void> {
-    return this.client.connect(this.transport, { timeout: timeoutMs });
+  async connect(timeoutMs: number): Promise<void> {
+    try {
+      await this.client.connect(this.transport, { timeout: timeoutMs });
+    } catch (err) {
+      // A 2026-only server at `era: legacy`: say which era it wants, not just its error code.
+      const refusal = err instanceof McpError ? initializeRefusal(err.code, err.data) : undefined;
+      throw refusal === undefined ? err : new Error(refusal);
+    }
   }
 
   listTools(pageTimeoutMs: () => number): Promise<Tool[]> {
@@ -87,4 +89,16 @@ export class StdioChannel implements BackendChannel {
   describeFailure(err: unknown): string {
     return this.closed || this.transport.spawnFailed ? this.transport.describeExit() : describeFailure(err);
   }
+}
+
+/** How a stdio backend's child is started, whichever era it speaks. */
+export function stdioProcessOptions(config: StdioBackendConfig): StdioProcessOptions {
+  return {
+    name: config.name,
+    command: config.command,
+    args: config.args,
+    // Exactly the configured env: the router's own secrets never leak into a backend.
+    env: { ...config.inheritedEnv, ...config.env },
+    cwd: config.cwd,
+  };
 }

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { headerValue, paramHeadersOf, paramHeaderValues, probeVerdict, readListenEvent, readToolsPage, relistDelayMs, requestHeaders, requestMeta, RELIST } from './modern-protocol';
+import {
+  belongsToSubscription,
+  collectModernTools,
+  headerValue,
+  initializeRefusal,
+  paramHeadersOf, paramHeaderValues, probeVerdict, readListenEvent, readToolsPage,
+  relistDelayMs,
+  requestHeaders,
+  requestMeta,
+  RELIST,
+} from './modern-protocol';
 
 test('every modern request names the version, empty client capabilities and the router', () => {
   assert.deepEqual(requestMeta({ name: 'r', version: '1' }), {
@@ -103,4 +113,35 @@ test('x-mcp-header: a bad name, a number, a duplicate or an annotation off the p
   assert.ok(invalid({ properties: { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } } }));
   assert.ok(invalid({ oneOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }));
   assert.ok(!invalid({ properties: { 'x-mcp-header': { type: 'string' } } }), 'a property named x-mcp-header is just a property');
+});
+
+test('a modern listing is every page, as fresh as its stalest page; an error answer fails it', async () => {
+  const pages: Record<string, unknown> = {
+    first: { jsonrpc: '2.0', id: 'd1', result: { tools: [{ name: 'a' }], nextCursor: 'c2', ttlMs: 60_000 } },
+    c2: { jsonrpc: '2.0', id: 'd2', result: { tools: [{ name: 'b' }], ttlMs: 5_000 } },
+  };
+  const asked: unknown[] = [];
+  const listing = await collectModernTools(async (params) => {
+    asked.push(params);
+    return pages[(params.cursor as string | undefined) ?? 'first'];
+  }, 'wx');
+  assert.deepEqual(listing, { tools: [{ name: 'a' }, { name: 'b' }], ttlMs: 5_000 });
+  assert.deepEqual(asked, [{}, { cursor: 'c2' }]);
+  await assert.rejects(collectModernTools(async () => ({ jsonrpc: '2.0', id: 'd1', error: { code: -32603, message: 'x' } }), 'wx'), /backend wx answered with JSON-RPC error -32603/);
+  await assert.rejects(collectModernTools(async () => ({ jsonrpc: '2.0', id: 'd1', result: { tools: 'none' } }), 'wx'), /malformed tools\/list/);
+});
+
+test('on stdio a subscription\'s messages are told apart by the subscription id in _meta (spec "Subscriptions")', () => {
+  const note = (sub: unknown) => ({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': sub } } });
+  assert.equal(belongsToSubscription(note('listen1'), 'listen1'), true);
+  assert.equal(belongsToSubscription(note('listen2'), 'listen1'), false);
+  assert.equal(belongsToSubscription({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'listen1'), false, 'uncorrelated');
+  assert.equal(belongsToSubscription({ jsonrpc: '2.0', id: 'listen1', result: {} }, 'listen1'), true, 'its final answer');
+  assert.equal(belongsToSubscription({ jsonrpc: '2.0', id: 'd3', result: {} }, 'listen1'), false);
+});
+
+test('a 2026-only server refusing initialize is named as such; other errors are not', () => {
+  assert.match(initializeRefusal(-32022, { supported: ['2026-07-28'], requested: '2025-11-25' }) ?? '', /speaks only MCP 2026-07-28 .*lists 2026-07-28.*set era: auto or modern/);
+  assert.equal(initializeRefusal(-32022, { supported: ['2025-06-18'] }), undefined);
+  assert.equal(initializeRefusal(-32601, undefined), undefined);
 });

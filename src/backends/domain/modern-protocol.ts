@@ -1,3 +1,7 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { backendFailure } from './backend-failures';
+import { collectToolPages } from './tool-pages';
+
 /**
  * The wire of a 2026-07-28 ("modern") backend as the router speaks it as a client, pure: no I/O,
  * no clock. See docs/backend-eras.md.
@@ -96,6 +100,18 @@ export function probeVerdict(status: number, body: unknown): ProbeVerdict {
   return { era: 'legacy' };
 }
 
+/**
+ * The connect failure of a 2025 client (`initialize`) refused by a server that speaks only modern
+ * versions (spec "Versioning": such a server SHOULD name its versions in the error), or undefined
+ * when the error is something else. Names the era, so an operator knows to set `era`.
+ */
+export function initializeRefusal(code: unknown, data: unknown): string | undefined {
+  if (code !== MODERN_ERROR_CODES.unsupportedVersion) return undefined;
+  const supported = isObject(data) && Array.isArray(data.supported) ? data.supported : [];
+  if (!supported.includes(MODERN_PROTOCOL_VERSION)) return undefined;
+  return `backend speaks only MCP 2026-07-28 (it refused initialize and lists ${describeVersions(supported)}); set era: auto or modern`;
+}
+
 /** One `tools/list` page of a modern backend, with its freshness hint (spec "Caching"). */
 export interface ModernToolsPage {
   tools: unknown[];
@@ -110,6 +126,56 @@ export function readToolsPage(result: unknown): ModernToolsPage | undefined {
   if (result.nextCursor !== undefined && typeof result.nextCursor !== 'string') return undefined;
   const ttl = typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0;
   return { tools: result.tools, ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}), ttlMs: ttl };
+}
+
+/**
+ * Every page of a modern backend's `tools/list` (`fetchPage` sends one request and resolves with
+ * its JSON-RPC answer), and the smallest `ttlMs` of the pages: a listing is as fresh as its
+ * stalest page. The same for every transport; only how a request travels differs.
+ */
+export async function collectModernTools(
+  fetchPage: (params: Record<string, unknown>) => Promise<unknown>,
+  backend: string,
+): Promise<{ tools: Tool[]; ttlMs: number }> {
+  let ttlMs = Number.POSITIVE_INFINITY;
+  const tools = await collectToolPages(async (cursor) => {
+    const page = readToolsPage(readRpcResult(await fetchPage(cursor === undefined ? {} : { cursor }), backend));
+    if (!page) throw new Error(`backend ${backend} sent a malformed tools/list result`);
+    ttlMs = Math.min(ttlMs, page.ttlMs);
+    return { tools: page.tools as Tool[], ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
+  });
+  return { tools, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0 };
+}
+
+/** The result of a JSON-RPC answer, or an Error naming the backend and the failure kind only. */
+export function readRpcResult(message: unknown, backend: string): unknown {
+  if (typeof message !== 'object' || message === null) throw backendFailure.malformed(backend);
+  const { result, error } = message as { result?: unknown; error?: { code?: unknown } };
+  if (error !== undefined) {
+    throw typeof error?.code === 'number' ? backendFailure.jsonRpcError(backend, error.code) : backendFailure.malformed(backend);
+  }
+  return result;
+}
+
+/** Whether a `server/discover` answer says the server announces tool-list changes (spec "Discovery"). */
+export function announcesToolChanges(message: unknown): boolean {
+  const result = (message as { result?: { capabilities?: { tools?: { listChanged?: unknown } } } } | undefined)?.result;
+  return result?.capabilities?.tools?.listChanged === true;
+}
+
+/**
+ * Whether a message belongs to the `subscriptions/listen` request `id` on a channel every
+ * subscription shares (stdio): its final response, or a notification whose `_meta` carries that
+ * subscription id. On stdio a client MUST correlate by this field (spec "Subscriptions").
+ */
+export function belongsToSubscription(message: unknown, id: string): boolean {
+  if (!isObject(message)) return false;
+  if ('method' in message) {
+    const params = isObject(message.params) ? message.params : {};
+    const meta = isObject(params._meta) ? params._meta : {};
+    return meta[META_KEYS.subscriptionId] === id;
+  }
+  return message.id === id;
 }
 
 /** Bounds of the re-list schedule a modern backend's `ttlMs` sets. */
