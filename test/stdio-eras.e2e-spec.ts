@@ -92,6 +92,14 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
     assert.ok(textOf(sum as ToolResult).some((t) => t.includes('5')), JSON.stringify(sum.content));
   });
 
+  test('a 2026 stdio backend shedding load (input_required with a requestState) is asked again with the state, once', async () => {
+    const before = count(wxLog, 'tools/call');
+    const result = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'wx_busy', server: 'wx', arguments: { city: 'Bergen' } } })) as ToolResult;
+    assert.equal(result.isError, false, JSON.stringify(result));
+    assert.match(textOf(result).join('\n'), /weather in Bergen after a retry/);
+    assert.equal(count(wxLog, 'tools/call') - before, 2, 'the first attempt and one retry');
+  });
+
   test('invoke_read_tool_batch mixes both eras in one batch, each entry under its header', async () => {
     const result = await client.callTool({
       name: 'invoke_read_tool_batch',
@@ -114,9 +122,9 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
   });
 
   test('a tool added to the 2026 stdio backend is announced on its subscription and found', async () => {
-    assert.equal(stateOf('wx').tools, 3);
+    assert.equal(stateOf('wx').tools, 4);
     process.kill(stateOf('wx').pid!, 'SIGUSR2');
-    await waitFor(() => stateOf('wx').tools === 4, 10_000, 'wx lists 4 tools');
+    await waitFor(() => stateOf('wx').tools === 5, 10_000, 'wx lists 5 tools');
     assert.ok((await found('a tool added at run time', 'wx')).includes('wx_late'));
     const ran = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'wx_late', server: 'wx' } });
     const { head, blocks } = readAsModel(ran as ToolResult);
@@ -127,7 +135,7 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
   test('a stdio backend that announces nothing is re-listed when its ttlMs runs out', async () => {
     const before = count(quietLog, 'tools/list');
     process.kill(stateOf('quiet').pid!, 'SIGUSR2');
-    await waitFor(() => stateOf('quiet').tools === 4, 10_000, 'quiet lists 4 tools');
+    await waitFor(() => stateOf('quiet').tools === 5, 10_000, 'quiet lists 5 tools');
     assert.ok(count(quietLog, 'tools/list') > before);
     assert.equal(count(quietLog, 'subscriptions/listen'), 0);
   });

@@ -1,12 +1,14 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import { RouterError } from '../../common/router-error';
 import type { StdioBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
-import { describeFailure, toRouterError } from '../domain/backend-failures';
-import { outcomeOf, readCallAnswer } from '../domain/call-answer';
-import { CLIENT_INFO } from '../domain/limits';
+import { backendFailure, describeFailure, toRouterError } from '../domain/backend-failures';
+import { modernOutcomeOf, readCallAnswer } from '../domain/call-answer';
+import { callInRounds, type RoundAnswer } from '../domain/input-required';
+import { CLIENT_INFO, INPUT_RETRY_PAUSE_MS, MAX_INPUT_ROUNDS } from '../domain/limits';
 import {
   announcesToolChanges,
   belongsToSubscription,
@@ -131,17 +133,35 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
     return tools;
   }
 
+  /**
+   * One `tools/call`, run as a multi round-trip request (spec basic/patterns/mrtr), as over HTTP: a
+   * backend shedding load may answer `input_required` with only a `requestState`, and the call is
+   * sent again with it on a new id, within this call's deadline (`callInRounds`).
+   */
   async call({ tool, arguments: args, timeoutMs }: ChannelCall): Promise<BackendToolResult> {
     const backend = this.config.name;
-    let outcome: BackendToolResult | RouterError;
+    const deadline = Date.now() + timeoutMs;
+    const send = async (requestState: string | undefined): Promise<RoundAnswer> => {
+      // A backend gone during a pause between rounds gets nothing more.
+      if (this.closed || this.exited) throw backendFailure.notConnected(backend);
+      const params = requestState === undefined ? { name: tool, arguments: args, _meta: this.meta } : { name: tool, arguments: args, requestState, _meta: this.meta };
+      const { id, message } = await this.transport.request('tools/call', params, Math.max(1, deadline - Date.now()));
+      const outcome = modernOutcomeOf(readCallAnswer(message, id), backend);
+      if (outcome instanceof RouterError) throw outcome;
+      return outcome;
+    };
     try {
-      const { id, message } = await this.transport.request('tools/call', { name: tool, arguments: args, _meta: this.meta }, timeoutMs);
-      outcome = outcomeOf(readCallAnswer(message, id), backend);
+      return await callInRounds(send, {
+        backend,
+        timeoutMs,
+        maxRounds: MAX_INPUT_ROUNDS,
+        pauseMs: INPUT_RETRY_PAUSE_MS,
+        remainingMs: () => deadline - Date.now(),
+        pause: (ms) => delay(ms),
+      });
     } catch (err) {
       throw toRouterError(err, backend, timeoutMs);
     }
-    if (outcome instanceof RouterError) throw outcome;
-    return outcome;
   }
 
   /** 2026-07-28 has no `ping`: a discovery that answers is the liveness proof. */
