@@ -76,13 +76,18 @@ test('an event is measured from the last blank line, whatever the line ends and 
   for (const end of ['\n', '\r', '\r\n']) {
     const meter = eventSizeMeter();
     assert.equal(meter(bytes(`data: one${end}`)), 9 + end.length);
-    assert.ok(meter(bytes(end)) <= 1, `a blank line ends the event (${JSON.stringify(end)})`);
+    // The CR of a CR LF blank line ends the event; its LF is the next event's first byte.
+    assert.equal(meter(bytes(end)), 9 + end.length + 1, `a blank line ends the event, and counts in it (${JSON.stringify(end)})`);
     assert.equal(meter(bytes('data: tw')), 8 + (end === '\r\n' ? 1 : 0));
     assert.equal(meter(bytes(`o${end}data: three`)), 9 + end.length + 11 + (end === '\r\n' ? 1 : 0));
   }
   const split = eventSizeMeter();
   split(bytes('data: x\r\n\r'));
   assert.equal(split(bytes('\ndata: y')), 8, 'a CR LF blank line split across chunks');
+  // An event that ends in the chunk that takes it past a cap is measured whole, not from after its end.
+  const ending = eventSizeMeter();
+  assert.equal(ending(bytes(`data: ${'b'.repeat(100)}`)), 106);
+  assert.equal(ending(bytes(`${'b'.repeat(50)}\r\n\r\ndata: z`)), 106 + 50 + 3, 'the ended event, not the one begun after it');
 });
 
 test('a POST that outlives its timeout is aborted, and the transport signal gets no lasting listener', async () => {

@@ -83,9 +83,10 @@ function capped(response: Response, measure: (chunk: Uint8Array) => number, maxB
 }
 
 /**
- * For an event stream: the bytes of the event being received, counted since the last blank line
- * (an event ends with one; lines end with LF, CR or CR LF). Fed chunk by chunk; a boundary may
- * span chunks.
+ * For an event stream: the size of the largest event a chunk carried bytes of, counted since the
+ * blank line before it (an event ends with one, which it includes; lines end with LF, CR or CR LF).
+ * Fed chunk by chunk; a boundary may span chunks. An event that ends inside the chunk that takes
+ * it over the cap is still over: the size is taken before the blank line starts the next event.
  */
 export function eventSizeMeter(): (chunk: Uint8Array) => number {
   let pending = 0;
@@ -93,13 +94,17 @@ export function eventSizeMeter(): (chunk: Uint8Array) => number {
   /** The last byte was a CR: a LF now completes that line end rather than ending another line. */
   let afterCr = false;
   return (chunk) => {
+    let largest = pending;
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i];
       pending++;
       if (byte === 0x0a && afterCr) {
         afterCr = false;
       } else if (byte === 0x0a || byte === 0x0d) {
-        if (!lineHasContent) pending = 0;
+        if (!lineHasContent) {
+          if (pending > largest) largest = pending;
+          pending = 0;
+        }
         lineHasContent = false;
         afterCr = byte === 0x0d;
       } else {
@@ -107,7 +112,7 @@ export function eventSizeMeter(): (chunk: Uint8Array) => number {
         afterCr = false;
       }
     }
-    return pending;
+    return pending > largest ? pending : largest;
   };
 }
 
