@@ -8,63 +8,20 @@
  * load generator, and each row reports the median of the per-pair ratios: machine drift between
  * pairs cancels out of a ratio taken within one pair.
  *
- * The earlier commit is exported with `git archive` into `.tmp/compare-<sha>/` (kept for the next
- * run), given this tree's node_modules and lexicon by symlink, and compiled with its own bench
- * tsconfig; its `bench/router-child.ts` must speak the harness's IPC (any commit since issue 5).
+ * The earlier commit is exported and compiled by `buildAt` (bench/builds.ts).
  *
  * Environment (optional): BENCH_SECONDS (seconds per row and run, default 3).
  * Writes dist/bench/compare.{json,md}.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, load, machine, median, nullConfig, startNullHttp, startRouter, toolCall } from './harness';
+import { buildAt, headOfTree } from './builds';
+import { BATCH_SIZE, bodyOf, okBody, ROWS } from './call-rows';
+import { freePort, load, machine, median, nullConfig, startNullHttp, startRouter } from './harness';
 
-const ROOT = resolve(__dirname, '..', '..');
 const OUT = resolve(__dirname);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-
-interface Row {
-  name: string;
-  server: 'null' | 'nullstdio';
-  shape: 'single' | 'batch';
-  connections: number;
-}
-
-/** The single-call and batch-entry rows of `npm run bench` (sections 1 and 2). */
-const ROWS: Row[] = (['null', 'nullstdio'] as const).flatMap((server) =>
-  [1, 16].flatMap((connections) =>
-    (['single', 'batch'] as const).map((shape) => ({
-      name: `${server === 'null' ? 'HTTP' : 'stdio'}, ${shape === 'single' ? 'single call' : 'batch of 25, per entry'}, ${connections} conn${connections > 1 ? 's' : ''}`,
-      server,
-      shape,
-      connections,
-    })),
-  ),
-);
-
-const bodyOf = (row: Row) =>
-  row.shape === 'single'
-    ? toolCall('invoke_read_tool', { name: 'fast', server: row.server })
-    : toolCall('invoke_read_tool_batch', { calls: Array.from({ length: 25 }, () => ({ name: 'fast', server: row.server })) });
-const okBody = (body: string) => body.includes('"status":"ok"') || body.includes('"failed":0');
-
-/** The earlier commit, exported and compiled once; returns its router-child.js. */
-function buildBaseline(ref: string): { sha: string; routerChild: string } {
-  const sha = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(ROOT, '.tmp', `compare-${sha.slice(0, 12)}`);
-  const routerChild = join(dir, 'dist', 'bench', 'router-child.js');
-  if (existsSync(routerChild)) return { sha, routerChild };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'data'), { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C "${dir}"`], { cwd: ROOT, stdio: 'inherit' });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  if (!existsSync(join(dir, 'data', 'lexicon'))) symlinkSync(join(ROOT, 'data', 'lexicon'), join(dir, 'data', 'lexicon'));
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'bench', 'tsconfig.json')], { cwd: dir, stdio: 'inherit' });
-  if (!existsSync(routerChild)) throw new Error(`${ref} has no bench/router-child.ts to start its router with`);
-  return { sha, routerChild };
-}
 
 /** One fresh router of one build: a warm-up, then every row; router CPU µs per tool call by row. */
 async function runBuild(dir: string, routerChild: string | undefined): Promise<number[]> {
@@ -77,7 +34,7 @@ async function runBuild(dir: string, routerChild: string | undefined): Promise<n
     for (const row of ROWS) {
       const r = await load({ url: router.url, body: bodyOf(row), connections: row.connections, durationSeconds: SECONDS, verify: okBody, watch: { router: router.pid } });
       if (r.failures > 0) throw new Error(`${row.name}: ${r.failures} failed requests`);
-      perCall.push(r.cpuPerRequest.router / (row.shape === 'batch' ? 25 : 1));
+      perCall.push(r.cpuPerRequest.router / (row.shape === 'batch' ? BATCH_SIZE : 1));
     }
     return perCall;
   } finally {
@@ -93,9 +50,8 @@ async function main(): Promise<void> {
     process.stderr.write('usage: npm run bench:compare -- <git ref> [pairs, default 6]\n');
     process.exit(2);
   }
-  const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
-  const baseline = buildBaseline(ref);
+  const { head, dirty } = headOfTree();
+  const baseline = buildAt(ref);
   const dir = mkdtempSync(join(tmpdir(), 'centralmcp-compare-'));
   const runs: { tree: number[][]; base: number[][] } = { tree: [], base: [] };
   for (let i = 0; i < pairs; i++) {

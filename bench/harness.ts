@@ -149,15 +149,20 @@ export interface RouterProc extends Proc {
 export async function startRouter(
   dir: string,
   fileConfig: Record<string, unknown>,
-  /** `routerChild`: another build's compiled router-child.js (bench/compare.ts runs an earlier commit's router). */
-  opts: { env?: Record<string, string>; routerChild?: string } = {},
+  /**
+   * `routerChild`: another build's compiled router-child.js (bench/compare.ts runs an earlier
+   * commit's router). `launcher`: a program that runs node (valgrind for bench/instructions.ts),
+   * with its own arguments before node's path; `startTimeoutMs` bounds the boot (default 60 s).
+   */
+  opts: { env?: Record<string, string>; routerChild?: string; launcher?: { command: string; args: string[] }; startTimeoutMs?: number } = {},
 ): Promise<RouterProc> {
   const port = await freePort();
   const configPath = join(dir, `router-${port}.json`);
   writeFileSync(configPath, JSON.stringify(fileConfig, null, 2));
-  const execArgv = ['--expose-gc'];
+  const nodeArgs = ['--expose-gc'];
+  const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   const child = fork(opts.routerChild ?? ROUTER_CHILD, [], {
-    execArgv,
+    ...(opts.launcher ? { execPath: opts.launcher.command, execArgv: [...opts.launcher.args, process.execPath, ...nodeArgs] } : { execArgv: nodeArgs }),
     // stdout carries the JSON logs and the audit lines: thrown away, but written (production cost).
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CENTRALMCP_ROUTER_CONFIG: configPath, CENTRALMCP_ROUTER_PORT: String(port), ...opts.env },
@@ -165,7 +170,7 @@ export async function startRouter(
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`router did not start: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`router did not start: ${stderr}`)), startTimeoutMs);
     child.once('message', () => {
       clearTimeout(timer);
       resolve();
@@ -176,7 +181,7 @@ export async function startRouter(
     });
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitReady(`${base}/health/ready`);
+  await waitReady(`${base}/health/ready`, startTimeoutMs);
   const proc = procOf(child);
   return {
     ...proc,
@@ -206,8 +211,8 @@ function ask<T>(child: ChildProcess, message: string): Promise<T> {
   });
 }
 
-async function waitReady(url: string): Promise<void> {
-  const end = Date.now() + 30_000;
+async function waitReady(url: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     const status = await fetch(url).then((r) => r.status, () => 0);
     if (status === 200) return;
