@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** A configured key, its hash decoded once at boot. */
 export interface ApiKeyEntry {
@@ -18,7 +18,8 @@ export function apiKeyEntry(key: { principal: string; sha256: string; groups: re
  * whatever the caller sends.
  */
 export function matchApiKey(presented: string, entries: readonly ApiKeyEntry[]): ApiKeyEntry | undefined {
-  const digest = createHash('sha256').update(presented, 'utf8').digest();
+  // One-shot: this runs on every request of an API-key deployment.
+  const digest = hash('sha256', presented, 'buffer');
   let found: ApiKeyEntry | undefined;
   for (const entry of entries) {
     const equal = timingSafeEqual(digest, entry.hash);
