@@ -16,7 +16,8 @@
  *
  * Needs valgrind (Debian `valgrind`, which has callgrind_control). Environment (optional):
  * BENCH_INSTR_WINDOWS (measured windows per row, default 5), BENCH_INSTR_CALLS (single calls per
- * window, default 200; a batch window is an eighth as many batches of 25), BENCH_INSTR_KEEP=1
+ * window, default 200; a batch window is an eighth as many batches of 25), BENCH_INSTR_WARMUP
+ * (unmeasured calls per row first, default 5000), BENCH_INSTR_KEEP=1
  * (keep the dumps, one per window and thread, for callgrind_annotate).
  * Writes dist/bench/instructions.{json,md}.
  */
@@ -35,8 +36,11 @@ const WINDOWS = Number(process.env.BENCH_INSTR_WINDOWS ?? 5);
 const CALLS = Number(process.env.BENCH_INSTR_CALLS ?? 200);
 /** Keeps callgrind's dumps (one per window and thread) for callgrind_annotate; their folder is printed. */
 const KEEP = process.env.BENCH_INSTR_KEEP === '1';
-/** Unmeasured requests before a row's first window: enough for V8 to optimize the path. */
-const WARMUP_SINGLES = 5000;
+/**
+ * Unmeasured calls before a row's first window: V8 was still optimizing the path at 1,500 and
+ * had stopped by about 8,000 calls of all rows together (`--trace-opt`).
+ */
+const WARMUP_SINGLES = Number(process.env.BENCH_INSTR_WARMUP ?? 5000);
 /** Under valgrind the router boots in about a minute; the default 60 s is too short. */
 const BOOT_TIMEOUT_MS = 600_000;
 
