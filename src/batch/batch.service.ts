@@ -90,8 +90,6 @@ export class BatchService {
   private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
   private readonly writeAllow: readonly RegExp[];
   private readonly writeDeny: readonly RegExp[];
-  /** Settles each backend call in flight; the drain deadline settles them all at once. */
-  private readonly callsInFlight = new Set<(outcome: ToolResultLike | RouterError) => void>();
 
   constructor(
     private readonly registry: RegistryService,
@@ -111,7 +109,6 @@ export class BatchService {
     this.backendNames = new Set(backendConfigs.map((b) => b.name));
     this.writeAllow = writes.enabled ? writes.allow.map(globToRegExp) : [];
     this.writeDeny = writes.deny.map(globToRegExp);
-    lifecycle.stopSignal.addEventListener('abort', () => this.stopCallsInFlight(), { once: true });
   }
 
   /**
@@ -359,27 +356,11 @@ export class BatchService {
   /**
    * The call's outcome, or `shutting_down` as soon as the drain deadline passes (issue 12): the
    * caller gets its answer now, and the backend call left behind ends when the backends close.
-   * The stop signal has one listener (`stopCallsInFlight`); each call only joins a set, which costs
-   * a third of a listener added and removed per call.
    */
   private unlessStopped(call: () => Promise<ToolResultLike | RouterError>): Promise<ToolResultLike | RouterError> {
     // Checked before the call starts: a stopped router takes no token and reaches no backend.
     if (this.lifecycle.stopSignal.aborted) return Promise.resolve(notDispatched());
-    return new Promise((resolve) => {
-      const settle = (outcome: ToolResultLike | RouterError) => {
-        this.callsInFlight.delete(settle);
-        resolve(outcome);
-      };
-      this.callsInFlight.add(settle);
-      // Failures come back as values; anything thrown on the way is one too.
-      call().then(settle, (err: unknown) => settle(asRouterError(err)));
-    });
-  }
-
-  /** The drain deadline passed: every call in flight answers `shutting_down` now. */
-  private stopCallsInFlight(): void {
-    const stopped = new RouterError('shutting_down', 'router shutting down: the call was stopped at the drain deadline');
-    for (const settle of [...this.callsInFlight]) settle(stopped);
+    return this.lifecycle.untilStopped(call(), stoppedAtDeadline);
   }
 
   /** Cuts a page to the single call's budget, issuing cursors bound to the page's call when `resumable`. */
@@ -480,6 +461,10 @@ function bucketLabel(bucket: RateLimitBucket, backend: string): string {
 
 function notDispatched(): RouterError {
   return new RouterError('shutting_down', 'router shutting down: the call was not dispatched');
+}
+
+function stoppedAtDeadline(): RouterError {
+  return new RouterError('shutting_down', 'router shutting down: the call was stopped at the drain deadline');
 }
 
 function tooLarge(page: PageToBound): ReadAnswer {

@@ -58,3 +58,15 @@ test('at the deadline drain() stops the work in flight and waits for its answers
   assert.equal(busy.draining, true);
   assert.equal(busy.stopSignal.aborted, true);
 });
+
+test('untilStopped: the outcome of the work, or the stopped value at the drain deadline', async () => {
+  const service = lifecycle(30);
+  assert.equal(await service.untilStopped(Promise.resolve('done'), () => 'stopped'), 'done');
+  await assert.rejects(service.untilStopped(Promise.reject(new Error('failed')), () => 'stopped'), /failed/);
+  const release = service.tryEnter()!;
+  const hung = service.untilStopped(new Promise<string>(() => undefined), () => 'stopped');
+  void hung.then(release);
+  assert.deepEqual(await service.drain(), { idle: false, inFlight: 0 });
+  assert.equal(await hung, 'stopped');
+  assert.equal(await service.untilStopped(new Promise<string>(() => undefined), () => 'stopped'), 'stopped', 'after the deadline at once');
+});
