@@ -1,25 +1,33 @@
 import { toolCall } from './harness';
 
-/** One row of the single-call and batch-entry figures: which backend, which shape, how many connections. */
-export interface CallRow {
+/** What one request of a row is: which backend, and a single call or a batch. */
+export interface CallShape {
   name: string;
   server: 'null' | 'nullstdio';
   shape: 'single' | 'batch';
+}
+
+/** One row of the single-call and batch-entry figures: a shape at a number of connections. */
+export interface CallRow extends CallShape {
   connections: number;
 }
 
 /** Entries in each batch of these rows. */
 export const BATCH_SIZE = 25;
 
+/** HTTP and stdio, each a single call and a batch (bench/instructions.ts counts these at 1 connection). */
+export const CALL_SHAPES: CallShape[] = (['null', 'nullstdio'] as const).flatMap((server) =>
+  (['single', 'batch'] as const).map((shape) => ({
+    name: `${server === 'null' ? 'HTTP' : 'stdio'}, ${shape === 'single' ? 'single call' : `batch of ${BATCH_SIZE}, per entry`}`,
+    server,
+    shape,
+  })),
+);
+
 /** The single-call and batch-entry rows of `npm run bench` (sections 1 and 2). */
 export const ROWS: CallRow[] = (['null', 'nullstdio'] as const).flatMap((server) =>
   [1, 16].flatMap((connections) =>
-    (['single', 'batch'] as const).map((shape) => ({
-      name: `${server === 'null' ? 'HTTP' : 'stdio'}, ${shape === 'single' ? 'single call' : `batch of ${BATCH_SIZE}, per entry`}, ${connections} conn${connections > 1 ? 's' : ''}`,
-      server,
-      shape,
-      connections,
-    })),
+    CALL_SHAPES.filter((s) => s.server === server).map((s) => ({ ...s, name: `${s.name}, ${connections} conn${connections > 1 ? 's' : ''}`, connections })),
   ),
 );
 

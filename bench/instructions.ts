@@ -28,12 +28,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAt, headOfTree } from './builds';
-import { BATCH_SIZE, bodyOf, okBody } from './call-rows';
+import { BATCH_SIZE, bodyOf, CALL_SHAPES, okBody } from './call-rows';
 import { freePort, JSON_HEADERS, median, nullConfig, type RouterProc, startNullHttp, startRouter } from './harness';
 
 const OUT = resolve(__dirname);
 const WINDOWS = Number(process.env.BENCH_INSTR_WINDOWS ?? 5);
 const CALLS = Number(process.env.BENCH_INSTR_CALLS ?? 200);
+/** Batches per window: an eighth as many requests as single calls, each of BATCH_SIZE entries. */
+const BATCHES = Math.max(1, Math.round(CALLS / 8));
 /** Keeps callgrind's dumps (one per window and thread) for callgrind_annotate; their folder is printed. */
 const KEEP = process.env.BENCH_INSTR_KEEP === '1';
 /**
@@ -44,18 +46,8 @@ const WARMUP_SINGLES = Number(process.env.BENCH_INSTR_WARMUP ?? 5000);
 /** Under valgrind the router boots in about a minute; the default 60 s is too short. */
 const BOOT_TIMEOUT_MS = 600_000;
 
-interface Row {
-  name: string;
-  server: 'null' | 'nullstdio';
-  shape: 'single' | 'batch';
-}
-
-const ROWS: Row[] = [
-  { name: 'HTTP, single call', server: 'null', shape: 'single' },
-  { name: `HTTP, batch of ${BATCH_SIZE}, per entry`, server: 'null', shape: 'batch' },
-  { name: 'stdio, single call', server: 'nullstdio', shape: 'single' },
-  { name: `stdio, batch of ${BATCH_SIZE}, per entry`, server: 'nullstdio', shape: 'batch' },
-];
+/** A count as the table shows it: whole, with thousands separated. */
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** Instructions per tool call (per entry for a batch), one figure per measured window. */
 type Counts = number[][];
@@ -125,11 +117,11 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
   try {
     const counts: Counts = [];
     let dumped = 0;
-    for (const row of ROWS) {
+    for (const row of CALL_SHAPES) {
       const body = bodyOf(row);
       const perRequest = row.shape === 'batch' ? BATCH_SIZE : 1;
       const warmups = Math.ceil(WARMUP_SINGLES / perRequest);
-      const calls = Math.max(1, Math.round(row.shape === 'batch' ? CALLS / 8 : CALLS));
+      const calls = row.shape === 'batch' ? BATCHES : CALLS;
       for (let i = 0; i < warmups; i++) await post(agent, router.url, body);
       const windows: number[] = [];
       for (let w = 0; w < WINDOWS; w++) {
@@ -143,7 +135,7 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
         await control(router, health, ['--instr=off']);
         windows.push(dumpTotal(dumps, ++dumped) / (calls * perRequest));
       }
-      process.stderr.write(`${label}, ${row.name}: ${windows.map((n) => Math.round(n).toLocaleString('en-US')).join(', ')} instructions\n`);
+      process.stderr.write(`${label}, ${row.name}: ${windows.map(fmt).join(', ')} instructions\n`);
       counts.push(windows);
     }
     return counts;
@@ -175,13 +167,12 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const base = results[0];
-  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const lines = [
-    `# Router instructions per tool call (callgrind; ${WINDOWS} windows of ${CALLS} single calls or ${Math.round(CALLS / 8)} batches each, 1 connection)`,
+    `# Router instructions per tool call (callgrind; ${WINDOWS} windows of ${CALLS} single calls or ${BATCHES} batches each, 1 connection)`,
     '',
     `| row | ${results.map((r) => r.label).join(' | ')} |${results.length > 1 ? ' this tree / other |' : ''}`,
     `|---|${results.map(() => '---:|').join('')}${results.length > 1 ? '---:|' : ''}`,
-    ...ROWS.map((row, r) => {
+    ...CALL_SHAPES.map((row, r) => {
       const cells = results.map((res) => {
         const windows = res.counts[r];
         return `${fmt(median(windows))} (${fmt(Math.min(...windows))}–${fmt(Math.max(...windows))})`;
@@ -193,7 +184,7 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   writeFileSync(join(OUT, 'instructions.md'), `${lines.join('\n')}\n`);
-  writeFileSync(join(OUT, 'instructions.json'), JSON.stringify({ head, dirty, windows: WINDOWS, calls: CALLS, rows: ROWS, results }, null, 2));
+  writeFileSync(join(OUT, 'instructions.json'), JSON.stringify({ head, dirty, windows: WINDOWS, calls: CALLS, rows: CALL_SHAPES, results }, null, 2));
 }
 
 void main().then(
