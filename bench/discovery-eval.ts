@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { searchTools } from '../src/registry/domain/ranking';
-import { buildToolIndex } from '../src/registry/domain/tool-index';
-import { loadLexicon } from '../src/registry/lexicon';
+import { searchTools } from '../src/discovery/domain/ranking';
+import { buildToolIndex } from '../src/discovery/domain/tool-index';
+import { loadLexicon } from '../src/discovery/lexicon';
 import { DISCOVERY_SETS, loadDiscoverySet, scorePart, toolKey, type DiscoverySetName, type Part, type PartScore } from '../test/support/discovery-sets';
 
 /**

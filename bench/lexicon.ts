@@ -1,5 +1,5 @@
 /**
- * `npm run bench:lexicon`: what the offline lexicon (README, "Offline lexicon") costs. Issue 10's
+ * `npm run bench:lexicon`: what the offline lexicon (README, "Offline lexicon") costs. Its
  * budget: at most 80 MB RSS and 1 s added to boot. Each load runs in a fresh process (RSS is
  * only meaningful there), the median of BENCH_RUNS (default 5) is reported; then the lookups the
  * ranking makes per query word, uncached, over a catalog vocabulary.
@@ -8,8 +8,8 @@
  * 20000).
  */
 import { execFileSync } from 'node:child_process';
-import { loadLexicon } from '../src/registry/lexicon';
-import { nearestInVocabulary, similarity, vocabularyVectors, wordnetRelated } from '../src/registry/domain/semantic';
+import { loadLexicon } from '../src/discovery/lexicon';
+import { nearestInVocabulary, similarity, vocabularyVectors, wordnetRelated } from '../src/discovery/domain/semantic';
 import { syntheticTools } from '../test/fixtures/synthetic-tools';
 import { median, percentile } from './harness';
 

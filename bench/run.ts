@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the five measurements of issue 5 in one run, side by side, each the median of
+ * `npm run bench`: the router's five measurements (BENCHMARKS.md) in one run, side by side, each the median of
  * several runs, against the targets. Writes dist/bench/last-run.{json,md}.
  *
  * Environment (all optional): BENCH_RUNS (runs per figure, default 3), BENCH_SECONDS (seconds per
@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toCatalogTools } from '../src/backends/domain/catalog';
-import { searchTools } from '../src/registry/domain/ranking';
-import { buildToolIndex } from '../src/registry/domain/tool-index';
+import { searchTools } from '../src/discovery/domain/ranking';
+import { buildToolIndex } from '../src/discovery/domain/tool-index';
 import { indexByName } from '../src/registry/domain/resolve';
 import { Logger } from '@nestjs/common';
-import { EmbeddingsService } from '../src/registry/embeddings.service';
+import { EmbeddingsService } from '../src/discovery/embeddings.service';
+import { ToolSearchService } from '../src/discovery/tool-search.service';
 import { RegistryService } from '../src/registry/registry.service';
 import { startEmbeddingsServer } from '../test/fixtures/embeddings-server';
 import { syntheticTools } from '../test/fixtures/synthetic-tools';
@@ -46,7 +47,7 @@ import {
 } from './harness';
 import { measureHttpClients } from './http-clients';
 import { summarizeProfile } from './profile';
-import { loadLexicon } from '../src/registry/lexicon';
+import { loadLexicon } from '../src/discovery/lexicon';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
@@ -57,7 +58,7 @@ const ROOT = resolve(__dirname, '..', '..');
 const OUT = resolve(__dirname);
 
 /**
- * Targets on this 2-core machine: issue 5's, and issue 10's budget for the ranking with every
+ * Targets on this 2-core machine: the router's, and the budget of the ranking with every
  * signal that is on by default (the offline lexicon included), in process.
  */
 const TARGETS = {
@@ -67,7 +68,7 @@ const TARGETS = {
   routerCpuPerBatchEntryUs: 60,
   findToolP99Ms: 2,
   findToolInProcessP99Ms: 10,
-  /** Issue 15: what a Redis-backed token adds to each call at 16 connections (one round trip). */
+  /** What a Redis-backed token adds to each call at 16 connections (one round trip). */
   redisAddedCpuPerCallUs: 150,
 };
 
@@ -203,7 +204,7 @@ async function ceilingAndBatch(): Promise<void> {
   await stop(bare);
 }
 
-// --- (6) a Redis-backed token against an in-memory one (issue 15) --------------------------------
+// --- (6) a Redis-backed token against an in-memory one ----------------------------------------------
 
 async function redisStore(): Promise<void> {
   say('## 6. Shared rate limits: a token from Redis against one from memory');
@@ -356,7 +357,7 @@ async function findTool(): Promise<void> {
 // --- (3b) find_tool with an embeddings endpoint ------------------------------------------------
 
 /**
- * The registry's search at 10,000 tools with `discovery.embeddings` on, in process, against the
+ * The catalog search (ToolSearchService) at 10,000 tools with `discovery.embeddings` on, in process, against the
  * test suite's local endpoint (768 dimensions, a hashed bag of words: its own cost is small, so
  * what is measured is the router's). First-seen queries pay one loopback request each; repeated
  * ones have their vector cached and pay the cosine over every tool and the fusion.
@@ -369,10 +370,12 @@ async function findToolWithEmbeddings(): Promise<void> {
   const endpoint = await startEmbeddingsServer('ok', { dimensions: 768 });
   const embeddings = new EmbeddingsService({ embeddings: { url: endpoint.url, model: 'bench', headers: {}, timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 64 } });
   const lexicon = loadLexicon();
-  const lexicalOnly = new RegistryService(new EmbeddingsService({}), lexicon);
-  const registry = new RegistryService(embeddings, lexicon);
+  const lexicalCatalog = new RegistryService();
+  const lexicalOnly = new ToolSearchService(lexicalCatalog, new EmbeddingsService({}), lexicon);
+  const registry = new RegistryService();
+  const search = new ToolSearchService(registry, embeddings, lexicon);
   const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
-  lexicalOnly.replaceTools('synthetic', catalog);
+  lexicalCatalog.replaceTools('synthetic', catalog);
   let t = performance.now();
   registry.replaceTools('synthetic', catalog);
   const refreshMs = performance.now() - t;
@@ -390,8 +393,8 @@ async function findToolWithEmbeddings(): Promise<void> {
     return { p50: percentile(took, 50), p99: percentile(took, 99) };
   };
   const lexical = await timed((q) => lexicalOnly.search(q, 5));
-  const firstSeen = await timed((q) => registry.search(q, 5));
-  const repeated = await timed((q) => registry.search(q, 5));
+  const firstSeen = await timed((q) => search.search(q, 5));
+  const repeated = await timed((q) => search.search(q, 5));
   embeddings.onModuleDestroy();
   await endpoint.close();
   Logger.overrideLogger(['log', 'error', 'warn']);

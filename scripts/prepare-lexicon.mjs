@@ -7,7 +7,7 @@
 //
 //   node scripts/prepare-lexicon.mjs [--force] [--out DIR]
 //
-// Output (DIR, default data/lexicon/, gitignored), read by src/registry/lexicon.ts:
+// Output (DIR, default data/lexicon/, gitignored), read by src/discovery/lexicon.ts:
 //   manifest.json       format, sources, counts and file sizes; written last
 //   vectors.words.txt   one word a line, most frequent first; line i is row i
 //   vectors.i8          rows x 100 int8 codes of the unit-length vector
@@ -20,7 +20,7 @@ import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSy
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Bumped whenever the layout of an output file changes (src/registry/lexicon.ts checks it). */
+/** Bumped whenever the layout of an output file changes (src/discovery/lexicon.ts checks it). */
 const FORMAT = 1;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const VOCABULARY_SIZE = 100_000;

@@ -15,7 +15,7 @@ const SRC = join(ROOT, 'src');
 const ALLOWED: Record<string, readonly string[]> = {
   common: [],
   config: ['common'],
-  registry: ['common', 'config'],
+  registry: [],
   gate: ['common', 'config', 'registry'],
   cursor: ['common', 'config'],
   backends: ['common', 'config', 'registry'],
@@ -24,10 +24,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   auth: ['common', 'config'],
   access: ['common', 'config', 'registry'],
   audit: ['common', 'config'],
-  metrics: ['common', 'config', 'backends', 'registry', 'cursor', 'rate-limit'],
+  metrics: ['common', 'config', 'backends', 'registry', 'discovery', 'cursor', 'rate-limit'],
   trust: ['common', 'config', 'registry', 'backends', 'cursor', 'metrics', 'audit'],
+  discovery: ['common', 'config', 'registry', 'gate', 'access', 'backends', 'trust'],
   batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'metrics', 'access', 'audit', 'lifecycle', 'trust'],
-  mcp: ['common', 'config', 'batch', 'lifecycle', 'metrics', 'auth', 'audit'],
+  mcp: ['common', 'config', 'batch', 'discovery', 'lifecycle', 'metrics', 'auth', 'audit'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
 };
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
-import { searchTools } from '../src/registry/domain/ranking';
-import { loadLexicon } from '../src/registry/lexicon';
-import { buildToolIndex } from '../src/registry/domain/tool-index';
+import { searchTools } from '../src/discovery/domain/ranking';
+import { loadLexicon } from '../src/discovery/lexicon';
+import { buildToolIndex } from '../src/discovery/domain/tool-index';
 import { loadDiscoverySet, scorePart, toolKey, type DiscoverySetName } from './support/discovery-sets';
 
 /**

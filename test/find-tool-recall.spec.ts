@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { before, test } from 'node:test';
-import { searchTools } from '../src/registry/domain/ranking';
-import { loadLexicon } from '../src/registry/lexicon';
-import { buildToolIndex, type ToolIndex } from '../src/registry/domain/tool-index';
+import { searchTools } from '../src/discovery/domain/ranking';
+import { loadLexicon } from '../src/discovery/lexicon';
+import { buildToolIndex, type ToolIndex } from '../src/discovery/domain/tool-index';
 import type { CatalogTool } from '../src/registry/registry.types';
 import { fetchDemoCatalogs } from './support/catalogs';
 

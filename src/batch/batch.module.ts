@@ -9,11 +9,10 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
 import { TrustModule } from '../trust/trust.module';
 import { BatchService } from './batch.service';
-import { FindToolService } from './find-tool.service';
 
 @Module({
   imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule],
-  providers: [BatchService, FindToolService],
-  exports: [BatchService, FindToolService],
+  providers: [BatchService],
+  exports: [BatchService],
 })
 export class BatchModule {}

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
 import { BatchModule } from '../batch/batch.module';
+import { DiscoveryModule } from '../discovery/discovery.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
@@ -9,5 +10,5 @@ import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
 import { PublishedSurface } from './published-surface';
 
-@Module({ imports: [BatchModule, AuthModule, AuditModule, MetricsModule], controllers: [McpController], providers: [McpService, PublishedSurface, LegacyEra, ModernEra] })
+@Module({ imports: [BatchModule, DiscoveryModule, AuthModule, AuditModule, MetricsModule], controllers: [McpController], providers: [McpService, PublishedSurface, LegacyEra, ModernEra] })
 export class McpModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BatchService } from '../batch/batch.service';
-import { FindToolService } from '../batch/find-tool.service';
+import { FindToolService } from '../discovery/find-tool.service';
 import type { Principal } from '../common/principal';
 import { WRITES_CONFIG } from '../config/config.tokens';
 import type { WritesConfig } from '../config/config.types';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BackendsModule } from '../backends/backends.module';
+import { EmbeddingsModule } from '../discovery/embeddings.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
 import { MetricsController } from './metrics.controller';
@@ -10,7 +11,7 @@ import { MetricsService } from './metrics.service';
  * store's state at scrape time; the dispatch seam (batch) records outcomes through MetricsService.
  */
 @Module({
-  imports: [BackendsModule, RegistryModule, RateLimitModule],
+  imports: [BackendsModule, RegistryModule, EmbeddingsModule, RateLimitModule],
   controllers: [MetricsController],
   providers: [MetricsService],
   exports: [MetricsService],

@@ -6,8 +6,8 @@ import { CALL_STATUSES, type CallStatus, type Entrypoint } from '../common/call-
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import type { CursorRejection } from '../cursor/domain/cursor-codec';
-import { EMBEDDINGS_FAILURES, type EmbeddingsFailure } from '../registry/embeddings.client';
-import { EmbeddingsService } from '../registry/embeddings.service';
+import { EMBEDDINGS_FAILURES, type EmbeddingsFailure } from '../discovery/embeddings.client';
+import { EmbeddingsService } from '../discovery/embeddings.service';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
 import { GridCounter } from './grid-counter';

@@ -1,10 +1,8 @@
 import { Module } from '@nestjs/common';
-import { EmbeddingsService } from './embeddings.service';
-import { LEXICON, lexiconOrNone } from './lexicon';
 import { RegistryService } from './registry.service';
 
 @Module({
-  providers: [{ provide: LEXICON, useFactory: () => lexiconOrNone() }, RegistryService, EmbeddingsService],
-  exports: [RegistryService, EmbeddingsService],
+  providers: [RegistryService],
+  exports: [RegistryService],
 })
 export class RegistryModule {}

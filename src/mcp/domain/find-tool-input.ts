@@ -1,4 +1,4 @@
-import type { FindToolQuery } from '../../batch/find-tool.service';
+import type { FindToolQuery } from '../../discovery/find-tool.service';
 import { characters, MAX_SERVER_CHARS } from '../../batch/domain/read-call';
 
 /** `find_tool`'s bounds: the published schema and this check both read them (one source). */

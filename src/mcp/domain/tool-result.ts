@@ -1,4 +1,4 @@
-import type { FindToolAnswer } from '../../batch/find-tool.service';
+import type { FindToolAnswer } from '../../discovery/find-tool.service';
 import type { BatchRejectionCode } from '../../batch/domain/batch-input';
 import { resultJson, textBlock } from '../../batch/domain/model-content';
 import type { CallStatus } from '../../common/call-status';

@@ -1,5 +1,5 @@
 /**
- * Cleaning of text a backend controls before a model reads it (issue #6 "Edges"). A tool
+ * Cleaning of text a backend controls before a model reads it. A tool
  * description is an instruction channel into the caller's model, so anything a human reviewing the
  * catalog could not see is removed: terminal escapes, control characters, bidirectional overrides
  * (Trojan Source, CVE-2021-42574), zero-width characters, Unicode tag characters ("ASCII smuggling":

@@ -1,5 +1,5 @@
 /**
- * What `find_tool`'s dense ranking keeps of an embeddings endpoint's answers (issue #10): the
+ * What `find_tool`'s dense ranking keeps of an embeddings endpoint's answers (`discovery.embeddings`): the
  * catalog's tool vectors, keyed by a hash of the text embedded, and a bounded cache of query
  * vectors. Pure: no I/O, no clock.
  */

@@ -5,7 +5,7 @@ import { decodeLexicon, type Lexicon } from './domain/semantic';
 
 /**
  * Where `scripts/prepare-lexicon.mjs` writes the offline lexicon: `data/lexicon/` at the project
- * root (this file runs from `dist/src/registry/`), in a clone and in the image alike.
+ * root (this file runs from `dist/src/discovery/`), in a clone and in the image alike.
  */
 export const DEFAULT_LEXICON_DIR = resolve(__dirname, '..', '..', '..', 'data', 'lexicon');
 
@@ -71,7 +71,7 @@ function readLexicon(dir: string): Lexicon {
 export const LEXICON = Symbol('centralmcp-router:lexicon');
 
 /**
- * Loads the lexicon for the registry at boot. Missing files (an install that skipped its scripts)
+ * Loads the lexicon for the search at boot. Missing files (an install that skipped its scripts)
  * do not stop the router: `find_tool` still ranks by the words of the catalog, and one warning
  * says what is lost and how to prepare the files.
  */

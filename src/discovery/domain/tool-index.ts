@@ -1,5 +1,5 @@
-import type { CatalogTool, ToolAnnotations } from '../registry.types';
-import { ownTools } from './resolve';
+import type { CatalogTool, ToolAnnotations } from '../../registry/registry.types';
+import { ownTools } from '../../registry/domain/resolve';
 import type { Lexicon, VocabularyVectors } from './semantic';
 import { nameWords, normalizeTerm, tokenize } from './terms';
 
@@ -96,7 +96,7 @@ export interface IndexState {
 
 /** Options of {@link buildToolIndex}. */
 export interface ToolIndexOptions {
-  /** The offline lexicon (`registry/lexicon.ts`): related words by meaning join the ranking. */
+  /** The offline lexicon (`discovery/lexicon.ts`): related words by meaning join the ranking. */
   lexicon?: Lexicon;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CatalogTool } from '../registry.types';
+import type { CatalogTool } from '../../registry/registry.types';
 import { embeddingKey, embeddingText, MAX_EMBEDDING_TEXT_CHARS } from './embedding-text';
 
 const tool = (over: Partial<CatalogTool> = {}): CatalogTool => ({

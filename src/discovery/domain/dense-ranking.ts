@@ -1,5 +1,5 @@
 /**
- * The dense half of `find_tool`'s ranking (issue #10): cosine similarity between the query's
+ * The dense half of `find_tool`'s ranking (`discovery.embeddings`): cosine similarity between the query's
  * embedding and each tool's. Vectors are normalized once when they are stored, so a similarity is
  * a dot product. Pure: no I/O, no clock.
  */

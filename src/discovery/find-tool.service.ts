@@ -8,6 +8,7 @@ import { cleanText } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
 import { TrustService } from '../trust/trust.service';
 import { emptyCatalogNote, NO_MATCH_NOTE, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
+import { ToolSearchService } from './tool-search.service';
 
 /** One `find_tool` hit (architecture §1). `read_only` is the gate's decision, not the raw hint. */
 export interface ToolHit {
@@ -57,6 +58,7 @@ const MAX_DESCRIPTION_CHARS = 300;
 export class FindToolService {
   constructor(
     private readonly registry: RegistryService,
+    private readonly searcher: ToolSearchService,
     private readonly gate: GateService,
     private readonly access: AccessService,
     private readonly backends: BackendsService,
@@ -80,7 +82,7 @@ export class FindToolService {
       }
       return { ok: false, message: unknownServerMessage(this.servers(visible).filter((s) => s.tools > 0).map((s) => s.name)) };
     }
-    const found = await this.registry.search(q.query, q.topK, q.server, visible);
+    const found = await this.searcher.search(q.query, q.topK, q.server, visible);
     // A score of 0 is a browse: the query had no word to search by. Anything above matched.
     if (found.some((h) => h.score > 0)) return { ok: true, answer: { hits: found.map((h) => this.hit(h.tool, h.score, q.includeSchema)) } };
     const servers = this.servers(visible);
@@ -89,7 +91,7 @@ export class FindToolService {
       const notConnected = states.filter((s) => s.status !== 'up' && (q.server === undefined || s.name === q.server));
       return { ok: true, answer: { hits: [], note: emptyCatalogNote(notConnected), servers: notConnected.map((s) => serverSummary(s, [])) } };
     }
-    const closest = found.length > 0 ? found : await this.registry.search('', q.topK, q.server, visible);
+    const closest = found.length > 0 ? found : await this.searcher.search('', q.topK, q.server, visible);
     return {
       ok: true,
       answer: { hits: closest.map((h) => this.hit(h.tool, h.score, q.includeSchema)), note: NO_MATCH_NOTE, servers: servers.filter((s) => s.tools > 0) },
@@ -122,7 +124,6 @@ export class FindToolService {
     };
   }
 }
-
 
 function paramsOf(schema: Record<string, unknown>): ParamSummary[] {
   const properties = schema.properties;

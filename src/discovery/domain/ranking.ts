@@ -1,4 +1,4 @@
-import type { CatalogTool } from '../registry.types';
+import type { CatalogTool } from '../../registry/registry.types';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
 import { queryTerms, type QueryTerm } from './terms';

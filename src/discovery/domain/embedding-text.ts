@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CatalogTool } from '../registry.types';
-import { cleanText } from './sanitize';
+import type { CatalogTool } from '../../registry/registry.types';
+import { cleanText } from '../../registry/domain/sanitize';
 
 /**
- * The text of a tool that an embeddings endpoint sees (issue #10): its name, title, description
+ * The text of a tool that an embeddings endpoint sees (`discovery.embeddings`): its name, title, description
  * and parameters, cleaned as a model reading `find_tool` sees them. The backend's name is left
  * out, so the same tool served by two backends is one text, embedded once. Pure.
  */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CatalogTool } from '../registry.types';
+import type { CatalogTool } from '../../registry/registry.types';
 import { searchTools, type SearchToolsOptions } from './ranking';
 import { buildToolIndex, replaceBackendTools } from './tool-index';
 import { SearchCache } from './search-cache';

@@ -4,7 +4,7 @@ import { IRREGULAR_FORMS } from './irregular-forms';
  * Offline word semantics for find_tool's ranking (README, "Offline lexicon"): GloVe word vectors
  * (cosine similarity, nearest catalog words) and WordNet 3.1 relations (synonyms, derivationally
  * related forms, direct hypernyms), with WordNet-style base forms so "photos" and "remembered"
- * find "photo" and "remember". Pure: the bytes come in from `registry/lexicon.ts`, which reads
+ * find "photo" and "remember". Pure: the bytes come in from `discovery/lexicon.ts`, which reads
  * the files `scripts/prepare-lexicon.mjs` writes.
  */
 

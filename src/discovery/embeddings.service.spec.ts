@@ -4,10 +4,11 @@ import { after, before, beforeEach, test } from 'node:test';
 import { startEmbeddingsServer, type EmbeddingsFixture } from '../../test/fixtures/embeddings-server';
 import { waitFor } from '../../test/support/backend-processes';
 import { EmbeddingsService } from './embeddings.service';
-import { RegistryService } from './registry.service';
-import type { CatalogTool } from './registry.types';
+import { RegistryService } from '../registry/registry.service';
+import type { CatalogTool } from '../registry/registry.types';
+import { ToolSearchService } from './tool-search.service';
 
-/** RegistryService with its EmbeddingsService, against a local OpenAI-compatible endpoint. */
+/** ToolSearchService with its EmbeddingsService over a RegistryService, against a local OpenAI-compatible endpoint. */
 
 let endpoint: EmbeddingsFixture;
 const services: EmbeddingsService[] = [];
@@ -27,12 +28,19 @@ beforeEach(() => {
   endpoint.requests.length = 0;
 });
 
-function registry(): { registry: RegistryService; embeddings: EmbeddingsService } {
+interface Searched {
+  registry: RegistryService;
+  search: ToolSearchService;
+  embeddings: EmbeddingsService;
+}
+
+function searched(): Searched {
   const embeddings = new EmbeddingsService({
     embeddings: { url: endpoint.url, model: 'm', headers: {}, timeoutMs: 300, batchTimeoutMs: 2000, batchSize: 4 },
   });
   services.push(embeddings);
-  return { registry: new RegistryService(embeddings, undefined), embeddings };
+  const catalog = new RegistryService();
+  return { registry: catalog, search: new ToolSearchService(catalog, embeddings, undefined), embeddings };
 }
 
 const tool = (backend: string, name: string, description: string): CatalogTool => ({ backend, name, description, inputSchema: { type: 'object' } });
@@ -43,8 +51,8 @@ const CATALOG = {
 const sentTexts = () => endpoint.requests.flatMap((r) => r.inputs);
 const names = (hits: { tool: CatalogTool }[]) => hits.map((h) => `${h.tool.backend}:${h.tool.name}`);
 
-async function loaded(): Promise<{ registry: RegistryService; embeddings: EmbeddingsService }> {
-  const r = registry();
+async function loaded(): Promise<Searched> {
+  const r = searched();
   r.registry.replaceTools('kb', CATALOG.kb);
   r.registry.replaceTools('util', CATALOG.util);
   await waitFor(() => r.embeddings.stats().embeddedTools === 4, 5000, 'tools embedded');
@@ -52,14 +60,14 @@ async function loaded(): Promise<{ registry: RegistryService; embeddings: Embedd
 }
 
 test('dense hits respect the caller filter and the server filter', async () => {
-  const { registry } = await loaded();
+  const { search } = await loaded();
   // No word of this query is in the catalog: only the dense ranking finds anything.
-  assert.deepEqual(names(await registry.search('remember', 2)), ['kb:open_nodes', 'kb:read_graph']);
-  assert.deepEqual(names(await registry.search('remember', 1, undefined, (t) => t.name !== 'open_nodes')), ['kb:read_graph']);
-  const onlyUtil = await registry.search('remember', 5, 'util');
+  assert.deepEqual(names(await search.search('remember', 2)), ['kb:open_nodes', 'kb:read_graph']);
+  assert.deepEqual(names(await search.search('remember', 1, undefined, (t) => t.name !== 'open_nodes')), ['kb:read_graph']);
+  const onlyUtil = await search.search('remember', 5, 'util');
   assert.deepEqual([...new Set(onlyUtil.map((h) => h.tool.backend))], ['util']);
-  assert.deepEqual(await registry.search('remember', 5, undefined, () => false), []);
-  assert.deepEqual(names(await registry.search('what is 12 plus 30', 1)), ['util:get-sum']);
+  assert.deepEqual(await search.search('remember', 5, undefined, () => false), []);
+  assert.deepEqual(names(await search.search('what is 12 plus 30', 1)), ['util:get-sum']);
 });
 
 test('refreshes embed only what changed; a tool shared by backends or back after leaving is not embedded again', async () => {
@@ -76,19 +84,19 @@ test('refreshes embed only what changed; a tool shared by backends or back after
 
 test('a catalog update never waits for the endpoint; until tools are embedded, search is lexical and sends nothing', async () => {
   endpoint.mode = 'hang';
-  const r = registry();
+  const r = searched();
   r.registry.replaceTools('util', CATALOG.util);
   assert.equal(r.registry.sizes().get('util'), 2);
-  assert.deepEqual(names(await r.registry.search('sum of numbers', 1)), ['util:get-sum']);
+  assert.deepEqual(names(await r.search.search('sum of numbers', 1)), ['util:get-sum']);
   await waitFor(() => endpoint.requests.length === 1, 2000, 'the batch was sent');
   r.embeddings.onModuleDestroy();
-  assert.deepEqual(names(await r.registry.search('sum of numbers', 1)), ['util:get-sum']);
+  assert.deepEqual(names(await r.search.search('sum of numbers', 1)), ['util:get-sum']);
   assert.equal(endpoint.requests.length, 1, 'only the tool batch; no query was embedded');
 });
 
 test('a text the endpoint refuses (400) is split out of its batch and skipped; every other tool is embedded', async () => {
   endpoint.refuse = (text) => text.startsWith('echo');
-  const r = registry();
+  const r = searched();
   const many = Array.from({ length: 9 }, (_, i) => tool('util', `tool_${i}`, `Tool number ${i}`));
   r.registry.replaceTools('util', [...many.slice(0, 5), CATALOG.util[1], ...many.slice(5)]);
   await waitFor(() => r.embeddings.stats().embeddedTools === 9, 5000, 'every other tool embedded');
@@ -102,7 +110,7 @@ test('a text the endpoint refuses (400) is split out of its batch and skipped; e
 
 test('an endpoint that refuses every text (a wrong model name, say) is tried again later, not text by text', async () => {
   endpoint.refuse = () => true;
-  const r = registry();
+  const r = searched();
   const many = Array.from({ length: 40 }, (_, i) => tool('util', `tool_${i}`, `Tool number ${i}`));
   r.registry.replaceTools('util', many);
   // 4 texts a batch: split to 4, 2, 1, then two more single texts refused make three in a row,

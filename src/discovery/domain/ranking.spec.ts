@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CatalogTool } from '../registry.types';
+import type { CatalogTool } from '../../registry/registry.types';
 import { searchTools } from './ranking';
 import { buildToolIndex, indexVersion, replaceBackendTools, type ToolIndex } from './tool-index';
 import { tokenize } from './terms';

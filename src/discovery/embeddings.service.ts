@@ -6,7 +6,7 @@ import { nearest } from './domain/dense-ranking';
 import { embeddingKey, embeddingText } from './domain/embedding-text';
 import { LruCache, ToolVectorStore, type ToolText } from './domain/vector-cache';
 import { EmbeddingsClient, EMBEDDINGS_FAILURES, type EmbeddingsFailure } from './embeddings.client';
-import type { CatalogTool } from './registry.types';
+import type { CatalogTool } from '../registry/registry.types';
 
 /** Query vectors kept: agents repeat queries, and a cached one costs no request. */
 const QUERY_CACHE_ENTRIES = 1024;
@@ -42,8 +42,8 @@ export interface EmbeddingsStats {
 }
 
 /**
- * `find_tool`'s dense ranking through an OpenAI-compatible embeddings endpoint (issue #10,
- * optional: inert without `discovery.embeddings`).
+ * `find_tool`'s dense ranking through an OpenAI-compatible embeddings endpoint (optional:
+ * inert without `discovery.embeddings`).
  *
  * Tool texts are embedded in the background after each catalog refresh, in batches, each text
  * once ({@link ToolVectorStore}: keyed by the SHA-256 of the text, shared across backends and
@@ -80,7 +80,7 @@ export class EmbeddingsService implements OnModuleDestroy {
   private retryTimer?: NodeJS.Timeout;
   private retryDelayMs = RETRY_FIRST_MS;
 
-  /** Without a discovery config (the registry used on its own) there is no endpoint: lexical only. */
+  /** Without a discovery config (the search used on its own) there is no endpoint: lexical only. */
   constructor(@Optional() @Inject(DISCOVERY_CONFIG) discovery?: DiscoveryConfig) {
     this.config = discovery?.embeddings;
     if (this.config !== undefined) this.client = new EmbeddingsClient(this.config);

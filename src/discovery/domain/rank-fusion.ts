@@ -2,7 +2,7 @@
  * Reciprocal-rank fusion of several rankings of the same items (Cormack, Clarke and Büttcher,
  * "Reciprocal Rank Fusion outperforms Condorcet and individual rank learning methods", SIGIR
  * 2009). `find_tool` fuses its lexical ranking with the dense one of an embeddings endpoint this
- * way (issue #10): ranks, unlike scores, need no calibration between a BM25 score and a cosine.
+ * way: ranks, unlike scores, need no calibration between a BM25 score and a cosine.
  * Pure: no I/O, no clock.
  */
 
