@@ -11,7 +11,8 @@ import { BACKENDS_CONFIG, BUDGET_CONFIG, WRITES_CONFIG } from '../config/config.
 import type { BackendConfig, BudgetConfig, WritesConfig } from '../config/config.types';
 import { CONFIRMATION_TTL_SECONDS, CursorService, type CursorBinding } from '../cursor/cursor.service';
 import type { CatalogTool } from '../registry/registry.types';
-import { dedupeResult, type Budget, type Position, type ToolResultLike } from '../cursor/domain/bounding';
+import { dedupeResult, type Budget, type ToolResultLike } from '../answers/domain/bounding';
+import type { Position } from '../cursor/domain/position';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { GateService } from '../gate/gate.service';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
@@ -19,14 +20,14 @@ import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
 import { RegistryService } from '../registry/registry.service';
 import { TrustService } from '../trust/trust.service';
-import type { ReadAnswer } from './batch.types';
-import { boundAnswer, draftItem, type Bounded, type CursorIssuer, type Page as PageToBound } from './domain/bound-answer';
+import type { ReadAnswer } from '../answers/domain/read-answer';
+import { boundAnswer, type Bounded, type CursorIssuer, type Page as PageToBound } from '../answers/domain/bound-answer';
 import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
-import { finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from './domain/batch-response';
+import { draftItem, finishBatch, skeletonSizes, utf8Bytes, type FinishedBatch, type ItemDraft } from '../answers/domain/batch-response';
 import { LogThrottle } from './domain/log-throttle';
-import { resultJson, textBlock } from './domain/model-content';
+import { resultJson, textBlock } from '../answers/domain/model-content';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
-import { failureWire, SINGLE_SHAPE, singleFailure, singleWire } from './domain/single-answer';
+import { failureWire, SINGLE_SHAPE, singleFailure, singleWire } from '../answers/domain/single-answer';
 
 /** architecture §5: an error message is at most 500 characters. */
 export const MAX_ERROR_CHARS = 500;

@@ -4,11 +4,11 @@ import { CLOCK, type Clock } from '../common/clock';
 import { CURSOR_CONFIG } from '../config/config.tokens';
 import type { CursorConfig } from '../config/config.types';
 import { checkCursor, encodeCursor, type CursorRejection } from './domain/cursor-codec';
-import type { Position } from './domain/bounding';
+import type { Position } from './domain/position';
 import { checkConfirmation, encodeConfirmation, type ConfirmationBinding, type ConfirmationRejection } from './domain/confirmation-codec';
 import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations';
 
-/** How long a write's confirmation token may be used (issue 14). */
+/** How long a write's confirmation token may be used (architecture §11.2). */
 export const CONFIRMATION_TTL_SECONDS = 120;
 
 /**

@@ -1,5 +1,5 @@
-import type { CallStatus } from '../common/call-status';
-import type { BoundReason, ToolResultLike } from '../cursor/domain/bounding';
+import type { CallStatus } from '../../common/call-status';
+import type { BoundReason, ToolResultLike } from './bounding';
 
 /** Why and how far a result was cut (architecture §6). */
 export interface Bounds {

@@ -1,7 +1,7 @@
 import type { RouterErrorCode } from '../../common/router-error';
-import type { ReadAnswer, Serialized } from '../batch.types';
 import type { AnswerShape, Bounded } from './bound-answer';
 import { RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
+import type { ReadAnswer, Serialized } from './read-answer';
 
 /**
  * The single call's structured answer (architecture §1): the batch item's fields without index and id,
