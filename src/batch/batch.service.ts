@@ -6,14 +6,15 @@ import type { Entrypoint } from '../common/call-status';
 import type { Principal } from '../common/principal';
 import { requestContext } from '../common/request-context';
 import { RouterError, statusOf, type RouterErrorCode } from '../common/router-error';
-import { globToRegExp } from '../common/glob';
-import { BACKENDS_CONFIG, BUDGET_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
-import type { BackendConfig, BudgetConfig, WritesConfig } from '../config/config.types';
+import { BACKENDS_CONFIG, BUDGET_CONFIG } from '../config/config.tokens';
+import type { BackendConfig, BudgetConfig } from '../config/config.types';
 import { CONFIRMATION_TTL_SECONDS, CursorService, type CursorBinding } from '../cursor/cursor.service';
 import type { CatalogTool } from '../registry/registry.types';
 import { dedupeResult, type Budget, type ToolResultLike } from '../answers/domain/bounding';
 import type { Position } from '../cursor/domain/position';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
+import { readRefusalMessage } from '../gate/domain/read-only-policy';
+import { writeRefusalMessage } from '../gate/domain/write-policy';
 import { GateService } from '../gate/gate.service';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -89,8 +90,6 @@ export class BatchService {
   private readonly backendNames: ReadonlySet<string>;
   private readonly logger = new Logger(BatchService.name);
   private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
-  private readonly writeAllow: readonly RegExp[];
-  private readonly writeDeny: readonly RegExp[];
 
   constructor(
     private readonly registry: RegistryService,
@@ -105,11 +104,8 @@ export class BatchService {
     private readonly lifecycle: LifecycleService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
-    @Inject(WRITES_CONFIG) writes: WritesConfig,
   ) {
     this.backendNames = new Set(backendConfigs.map((b) => b.name));
-    this.writeAllow = writes.enabled ? writes.allow.map(globToRegExp) : [];
-    this.writeDeny = writes.deny.map(globToRegExp);
   }
 
   /**
@@ -236,13 +232,7 @@ export class BatchService {
     if ('refused' in found) return answer(found.name, found.server, found.refused);
     const { tool } = found;
     const decision = this.gate.decide(tool);
-    if (!decision.readOnly) {
-      const why =
-        decision.reason === 'operator_deny'
-          ? 'the operator policy denies this tool on the read path'
-          : 'this tool is not read-only (its backend does not annotate it readOnlyHint: true)';
-      return answer(tool.name, tool.backend, new RouterError('blocked', why));
-    }
+    if (!decision.readOnly) return answer(tool.name, tool.backend, new RouterError('blocked', readRefusalMessage(decision.reason)));
     const binding: CursorBinding = { backend: tool.backend, tool: tool.name, argsDigest: digest, principal: principal.id };
     let from: Position | undefined;
     if (call.cursor !== undefined) {
@@ -276,14 +266,8 @@ export class BatchService {
     const found = await this.resolveTrusted(call.name, call.server, (candidate) => this.access.mayWriteTool(principal, candidate));
     if ('refused' in found) return answer(found.name, found.server, found.refused);
     const { tool } = found;
-    // A read-only tool (by the gate, or annotated so and denied on the read path) is never written.
-    if (this.gate.decide(tool).readOnly || tool.annotations?.readOnlyHint === true) {
-      return answer(tool.name, tool.backend, new RouterError('blocked', 'this tool is read-only: call it with invoke_read_tool'));
-    }
-    const key = `${tool.backend}:${tool.name}`;
-    if (this.writeDeny.some((re) => re.test(key)) || !this.writeAllow.some((re) => re.test(key))) {
-      return answer(tool.name, tool.backend, new RouterError('blocked', "the operator's writes policy does not allow this tool"));
-    }
+    const decision = this.gate.decideWrite(tool);
+    if (!decision.writable) return answer(tool.name, tool.backend, new RouterError('blocked', writeRefusalMessage(decision.reason)));
     let confirmationId: string | undefined;
     if (needsConfirmation(tool, args)) {
       const binding = { principal: principal.id, backend: tool.backend, tool: tool.name, argsDigest: digest };
