@@ -8,12 +8,16 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
 import { TrustModule } from '../trust/trust.module';
+import { BackendCallService } from './backend-call.service';
 import { BatchService } from './batch.service';
+import { CallRecordService } from './call-record.service';
 import { FindToolService } from './find-tool.service';
+import { ToolResolutionService } from './tool-resolution.service';
+import { WriteService } from './write.service';
 
 @Module({
   imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule],
-  providers: [BatchService, FindToolService],
-  exports: [BatchService, FindToolService],
+  providers: [BatchService, WriteService, ToolResolutionService, BackendCallService, CallRecordService, FindToolService],
+  exports: [BatchService, WriteService, FindToolService],
 })
 export class BatchModule {}

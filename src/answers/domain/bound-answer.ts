@@ -1,7 +1,8 @@
+import { RouterError } from '../../common/router-error';
 import type { Position } from '../../cursor/domain/position';
 import { boundResult, type Budget, type ToolResultLike } from './bounding';
 import { escapedBytes, modelBlocks, utf8Bytes } from './model-content';
-import type { Bounds, Envelope, ReadAnswer, Serialized } from './read-answer';
+import { failureAnswer, type Bounds, type Envelope, type ReadAnswer, type Serialized } from './read-answer';
 
 /** Room held for a cursor while a page is sized; the real cursor is then measured. */
 const CURSOR_RESERVE_CHARS = 400;
@@ -137,3 +138,8 @@ const CUT_CONTENT_RESERVE_BYTES = escapedBytes(
     cursor_expires_in_seconds: Number.MAX_SAFE_INTEGER,
   }),
 );
+
+/** The `response_too_large` answer for a page that cannot be cut to any budget. */
+export function tooLargeAnswer(page: Page): ReadAnswer {
+  return failureAnswer(page.base.tool, page.base.server, new RouterError('response_too_large', 'the result cannot be cut to fit the response budget'));
+}
