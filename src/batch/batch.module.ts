@@ -8,11 +8,15 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
 import { TrustModule } from '../trust/trust.module';
+import { BackendCallService } from './backend-call.service';
 import { BatchService } from './batch.service';
+import { CallRecordService } from './call-record.service';
+import { ToolResolutionService } from './tool-resolution.service';
+import { WriteService } from './write.service';
 
 @Module({
   imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule],
-  providers: [BatchService],
-  exports: [BatchService],
+  providers: [BatchService, WriteService, ToolResolutionService, BackendCallService, CallRecordService],
+  exports: [BatchService, WriteService],
 })
 export class BatchModule {}

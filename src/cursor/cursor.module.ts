@@ -8,7 +8,7 @@ import { RedisUsedConfirmations } from './redis-used-confirmations';
 import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations';
 
 /**
- * Where used confirmation ids are kept (issue 14): with writes enabled and `rateLimit.store:
+ * Where used confirmation ids are kept (architecture §11.2): with writes enabled and `rateLimit.store:
  * redis`, in that Redis (single use across replicas, on a connection of its own); otherwise in
  * memory.
  */

@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { CLOCK, type Clock } from '../common/clock';
 import { CURSOR_CONFIG } from '../config/config.tokens';
 import type { CursorConfig } from '../config/config.types';
-import { checkCursor, encodeCursor, type CursorRejection } from './domain/cursor-codec';
-import type { Position } from './domain/bounding';
+import { checkCursor, encodeCursor, type CursorBinding, type CursorRejection } from './domain/cursor-codec';
+import type { Position } from './domain/position';
 import { checkConfirmation, encodeConfirmation, type ConfirmationBinding, type ConfirmationRejection } from './domain/confirmation-codec';
 import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations';
 
-/** How long a write's confirmation token may be used (issue 14). */
+/** How long a write's confirmation token may be used (architecture §11.2). */
 export const CONFIRMATION_TTL_SECONDS = 120;
 
 /**
@@ -19,14 +19,6 @@ const CLOCK_ALLOWANCE_MS = 30_000;
 
 /** Why a confirmation was refused: the token's own fault, or the shared record could not be asked. */
 export type ConfirmationRefusal = ConfirmationRejection | 'store_unavailable';
-
-/** What a cursor is bound to (architecture §6): never argument values, only their digest. */
-export interface CursorBinding {
-  backend: string;
-  tool: string;
-  argsDigest: string;
-  principal?: string;
-}
 
 /**
  * Signs and checks resumable-read cursors with the configured key and lifetime, and the

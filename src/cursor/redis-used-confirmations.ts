@@ -5,7 +5,7 @@ import { openRedisStore } from '../config/redis-connection';
 import type { ClaimResult, UsedConfirmations } from './used-confirmations';
 
 /**
- * Used confirmation ids shared by every replica through the Redis of `rateLimit.redis` (issue 14):
+ * Used confirmation ids shared by every replica through the Redis of `rateLimit.redis` (architecture §11.2):
  * a claim is one `SET <keyPrefix>confirm:<id> 1 NX PX <ttl>`, atomic on the Redis server, so of
  * two replicas handed the same token at once exactly one runs the write.
  *

@@ -5,7 +5,7 @@
 export type ClaimResult = 'claimed' | 'used' | 'unavailable';
 
 /**
- * The record of confirmation ids already used (issue 14): one claim per id, for as long as the
+ * The record of confirmation ids already used (architecture §11.2): one claim per id, for as long as the
  * token could still be accepted. In memory for one replica; in Redis when `rateLimit.store` is
  * `redis`, so a token used on one replica is refused on every other.
  */

@@ -1,19 +1,31 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { POLICY_CONFIG } from '../config/config.tokens';
-import type { RouterConfig } from '../config/config.types';
+import { POLICY_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
+import type { RouterConfig, WritesConfig } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
 import { compilePolicy, decideReadOnly, type CompiledPolicy, type GateDecision } from './domain/read-only-policy';
+import { compileWritePolicy, decideWrite, type CompiledWritePolicy, type WriteDecision } from './domain/write-policy';
 
-/** The read-only gate with the operator's policy compiled once at boot. */
+/**
+ * The gate: whether a tool may be called through the read path (architecture §4) and whether it
+ * may be written (§11.2), with the operator's `policy.readOnly` and `writes` globs compiled once at boot.
+ */
 @Injectable()
 export class GateService {
   private readonly policy: CompiledPolicy;
+  private readonly writes: CompiledWritePolicy;
 
-  constructor(@Inject(POLICY_CONFIG) config: RouterConfig['policy']) {
+  constructor(@Inject(POLICY_CONFIG) config: RouterConfig['policy'], @Inject(WRITES_CONFIG) writes: WritesConfig) {
     this.policy = compilePolicy(config.readOnly);
+    this.writes = compileWritePolicy(writes);
   }
 
+  /** The read decision: is this tool read-only? */
   decide(tool: CatalogTool): GateDecision {
     return decideReadOnly(tool.backend, tool.name, tool.annotations, this.policy);
+  }
+
+  /** The write decision: may `invoke_tool` call this tool? */
+  decideWrite(tool: CatalogTool): WriteDecision {
+    return decideWrite(tool.backend, tool.name, tool.annotations, this.decide(tool), this.writes);
   }
 }

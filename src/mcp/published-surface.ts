@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BatchService } from '../batch/batch.service';
 import { FindToolService } from '../discovery/find-tool.service';
+import { WriteService } from '../batch/write.service';
 import type { Principal } from '../common/principal';
 import { WRITES_CONFIG } from '../config/config.tokens';
 import type { WritesConfig } from '../config/config.types';
@@ -29,13 +30,14 @@ export type ToolCallOutcome = { ok: true; resultJson: string } | { ok: false; me
  */
 @Injectable()
 export class PublishedSurface {
-  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (issue 14). */
+  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (architecture §11.2). */
   readonly tools: readonly { name: string }[];
   readonly instructions: string;
 
   constructor(
     private readonly batch: BatchService,
     private readonly finder: FindToolService,
+    private readonly writer: WriteService,
     @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
   ) {
     this.tools = Object.freeze(writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : [...PUBLISHED_TOOLS]);
@@ -68,11 +70,10 @@ export class PublishedSurface {
         return (await this.batch.read(args, principal)).wire;
       case INVOKE_READ_TOOL_BATCH: {
         const outcome = await this.batch.readBatch(args, principal);
-        if ('rejected' in outcome) return refusalResult(refusal(outcome.rejected.code, outcome.rejected.message));
-        return outcome.wire;
+        return outcome.kind === 'rejected' ? refusalResult(refusal(outcome.code, outcome.message)) : outcome.batch.wire;
       }
       case INVOKE_TOOL:
-        if (this.writes.enabled) return (await this.batch.write(args, principal)).wire;
+        if (this.writes.enabled) return (await this.writer.write(args, principal)).wire;
         return this.unknownTool();
       default:
         return this.unknownTool();

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * What a write's confirmation token binds (issue 14): who may use it, for which tool and which
+ * What a write's confirmation token binds (architecture §11.2): who may use it, for which tool and which
  * canonical arguments (their digest, never their values), until when; `id` makes it single use.
  * Signed like a cursor (./cursor-codec), with the same key, but its payload can never read as a
  * cursor's nor a cursor's as its own: each refuses the other's fields.

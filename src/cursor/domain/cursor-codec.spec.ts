@@ -3,7 +3,7 @@ import { Buffer } from 'node:buffer';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Position } from './bounding';
+import type { Position } from './position';
 import { argumentsDigest } from './canonical';
 import { checkCursor, type CursorClaims, decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from './cursor-codec';
 

@@ -1,7 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Position } from './bounding';
-import { isCursorPath } from './structured-paths';
+import { isCursorPath, type Position } from './position';
 
 /**
  * What a cursor binds (architecture §6): the backend, tool and digest of the canonical arguments (never
@@ -20,7 +19,7 @@ export interface CursorClaims {
 /** Why a cursor was refused; every one of them answers `invalid_cursor` (architecture §6). */
 export type CursorRejection = 'malformed' | 'bad_signature' | 'expired' | 'mismatch';
 
-/** The call a cursor must belong to. */
+/** The call a cursor must belong to (architecture §6): never argument values, only their digest. */
 export interface CursorBinding {
   backend: string;
   tool: string;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compilePolicy, decideReadOnly } from './read-only-policy';
+import { compilePolicy, decideReadOnly, readRefusalMessage } from './read-only-policy';
 
 const none = compilePolicy({ allow: [], deny: [] });
 
@@ -38,4 +38,9 @@ test('patterns match exactly: regex characters are literal, ? is one character, 
   assert.equal(decideReadOnly('everyxthing', 'get-sum', undefined, policy).readOnly, false);
   assert.equal(decideReadOnly('every.thing', 'GET-SUM', undefined, policy).readOnly, false);
   assert.equal(decideReadOnly('any', 'echo', undefined, policy).readOnly, true, 'a pattern without backend applies to every backend');
+});
+
+test('a refusal says whether the operator denied the tool or it is not annotated read-only', () => {
+  assert.equal(readRefusalMessage('operator_deny'), 'the operator policy denies this tool on the read path');
+  assert.equal(readRefusalMessage('not_annotated_read_only'), 'this tool is not read-only (its backend does not annotate it readOnlyHint: true)');
 });

@@ -37,3 +37,10 @@ export function decideReadOnly(
   if (policy.allow.some((re) => re.test(key))) return { readOnly: true, reason: 'operator_allow' };
   return { readOnly: false, reason: 'not_annotated_read_only' };
 }
+
+/** What a caller reads when the read gate refuses a tool (`blocked`). */
+export function readRefusalMessage(reason: GateReason): string {
+  return reason === 'operator_deny'
+    ? 'the operator policy denies this tool on the read path'
+    : 'this tool is not read-only (its backend does not annotate it readOnlyHint: true)';
+}

@@ -1,6 +1,6 @@
 import type { FindToolAnswer } from '../../discovery/find-tool.service';
 import type { BatchRejectionCode } from '../../batch/domain/batch-input';
-import { resultJson, textBlock } from '../../batch/domain/model-content';
+import { resultJson, textBlock } from '../../answers/domain/model-content';
 import type { CallStatus } from '../../common/call-status';
 import type { RouterErrorCode } from '../../common/router-error';
 

@@ -1,7 +1,8 @@
-import { boundResult, type Budget, type Position, type ToolResultLike } from '../../cursor/domain/bounding';
-import type { Bounds, Envelope, ReadAnswer, Serialized } from '../batch.types';
-import { entryHeaderJson, itemShape, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
-import { escapedBytes, modelBlocks } from './model-content';
+import { RouterError } from '../../common/router-error';
+import type { Position } from '../../cursor/domain/position';
+import { boundResult, type Budget, type ToolResultLike } from './bounding';
+import { escapedBytes, modelBlocks, utf8Bytes } from './model-content';
+import { failureAnswer, type Bounds, type Envelope, type ReadAnswer, type Serialized } from './read-answer';
 
 /** Room held for a cursor while a page is sized; the real cursor is then measured. */
 const CURSOR_RESERVE_CHARS = 400;
@@ -139,30 +140,6 @@ const CUT_CONTENT_RESERVE_BYTES = escapedBytes(
 );
 
 /** The `response_too_large` answer for a page that cannot be cut to any budget. */
-export type TooLarge = (page: Page) => ReadAnswer;
-
-/**
- * One successful batch entry's draft (architecture §5): its page bounded to the entry's budget, and how
- * to cut it further or fetch the page again should the whole batch still be over its budget.
- */
-export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
-  const shape = itemShape(entry);
-  const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
-  const cut = (maxBytes: number): Serialized<BatchItem> & { blocksJson: string } => {
-    const bounded = boundAnswer(page, { ...budget, maxBytes }, shape, cursors);
-    if (bounded) {
-      const item = envelope(bounded.value);
-      return { value: item, json: bounded.json, blocksJson: [entryHeaderJson(item), ...bounded.blockJsons].join(',') };
-    }
-    const item = envelope(tooLarge(page));
-    return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item) };
-  };
-  const first = cut(budget.maxBytes);
-  return {
-    item: first.value,
-    json: first.json,
-    blocksJson: first.blocksJson,
-    recut: cut,
-    restartCursor: () => (page.from ? cursors.issue(page.from) : undefined),
-  };
+export function tooLargeAnswer(page: Page): ReadAnswer {
+  return failureAnswer(page.base.tool, page.base.server, new RouterError('response_too_large', 'the result cannot be cut to fit the response budget'));
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ToolResultLike } from '../../cursor/domain/bounding';
-import type { ReadAnswer } from '../batch.types';
+import type { ToolResultLike } from './bounding';
+import type { ReadAnswer } from './read-answer';
 import { itemFootprint, itemShape } from './batch-response';
 import { boundAnswer, type AnswerShape, type Bounded, type CursorIssuer } from './bound-answer';
 import { modelBlocks } from './model-content';

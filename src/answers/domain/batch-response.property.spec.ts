@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import fc from 'fast-check';
 import { CALL_STATUSES, type CallStatus } from '../../common/call-status';
-import { dedupeResult, type ToolResultLike } from '../../cursor/domain/bounding';
-import type { ReadAnswer } from '../batch.types';
-import { draftItem, type CursorIssuer } from './bound-answer';
-import { assemble, byteLength, finishBatch, itemFootprint, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
-import { MAX_SERVER_CHARS } from './read-call';
+import { dedupeResult, type ToolResultLike } from './bounding';
+import { assemble, byteLength, draftItem, finishBatch, itemFootprint, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import type { CursorIssuer } from './bound-answer';
+import type { ReadAnswer } from './read-answer';
+
+/** The longest `server` an answer can carry: backend names are at most 63 characters (architecture §3). */
+const MAX_SERVER_CHARS = 63;
 
 /**
  * architecture §5 as a property: for random batches and budgets, the whole serialized result (structured

@@ -1,4 +1,4 @@
-import { Buffer } from 'node:buffer';
+import { MAX_PATH_BYTES, MAX_PATH_DEPTH, pathBytes } from '../../cursor/domain/position';
 import { jsonBytes, minJsonBytes } from './page-search';
 
 // Finding, reading and replacing the parts of structuredContent that boundResult (./bounding)
@@ -10,11 +10,6 @@ export type StructuredPath = readonly (string | number)[];
 // MCP backends name their own pagination token in one of these ways (architecture §6).
 export const BACKEND_CURSOR_FIELDS: readonly string[] = ['nextCursor', 'next_cursor', 'cursor', 'next'];
 
-// Paths travel inside a cursor of at most 4 KiB (base64 of UTF-8), so arrays and strings nested
-// deeper or under long keys are not paged by piece; the JSON fallback still reaches them.
-export const MAX_PATH_DEPTH = 16;
-export const MAX_PATH_BYTES = 1024;
-
 export interface FoundArray {
   path: string[];
   array: unknown[];
@@ -23,20 +18,6 @@ export interface FoundArray {
 export interface FoundString {
   path: string[];
   text: string;
-}
-
-/**
- * True for a path a cursor may carry: 1 to {@link MAX_PATH_DEPTH} steps, each a key or an index,
- * at most {@link MAX_PATH_BYTES} bytes as JSON in UTF-8.
- */
-export function isCursorPath(v: unknown): v is (string | number)[] {
-  return (
-    Array.isArray(v) &&
-    v.length > 0 &&
-    v.length <= MAX_PATH_DEPTH &&
-    v.every((step) => typeof step === 'string' || (typeof step === 'number' && Number.isSafeInteger(step) && step >= 0)) &&
-    pathBytes(v) <= MAX_PATH_BYTES
-  );
 }
 
 /**
@@ -162,10 +143,6 @@ function valueOffset(root: Record<string, unknown>, path: StructuredPath): numbe
     node = node[key] as Record<string, unknown>;
   }
   return offset;
-}
-
-function pathBytes(path: StructuredPath): number {
-  return Buffer.byteLength(JSON.stringify(path), 'utf8');
 }
 
 export function samePath(a: StructuredPath, b: StructuredPath): boolean {

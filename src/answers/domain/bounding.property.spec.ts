@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { boundResult, type BoundOutcome, type Budget, type ContentBlock, dedupeResult, type Position, type ToolResultLike } from './bounding';
+import type { Position } from '../../cursor/domain/position';
+import { boundResult, type BoundOutcome, type Budget, type ContentBlock, dedupeResult, type ToolResultLike } from './bounding';
 
 // Seeded and bounded: the same cases on every run, in well under the 10 s this suite may take.
 const RUNS = { seed: 20_260_831, numRuns: 250 };

@@ -1,5 +1,9 @@
-import type { CallStatus } from '../common/call-status';
-import type { BoundReason, ToolResultLike } from '../cursor/domain/bounding';
+import type { CallStatus } from '../../common/call-status';
+import { statusOf, type RouterError } from '../../common/router-error';
+import type { BoundReason, ToolResultLike } from './bounding';
+
+/** architecture §5: an error message is at most 500 characters. */
+export const MAX_ERROR_CHARS = 500;
 
 /** Why and how far a result was cut (architecture §6). */
 export interface Bounds {
@@ -39,4 +43,9 @@ export type Envelope = (answer: ReadAnswer) => unknown;
 export interface Serialized<T> {
   value: T;
   json: string;
+}
+
+/** The answer of a call that failed: the status its error's code maps to, and the message, cut to {@link MAX_ERROR_CHARS}. */
+export function failureAnswer(tool: string, server: string | null, err: RouterError): ReadAnswer {
+  return { tool, server, status: statusOf(err.code), error: err.message.slice(0, MAX_ERROR_CHARS) };
 }

@@ -1,7 +1,8 @@
 import type { RouterErrorCode } from '../../common/router-error';
-import type { ReadAnswer, Serialized } from '../batch.types';
-import type { AnswerShape, Bounded } from './bound-answer';
+import { boundAnswer, tooLargeAnswer, type AnswerShape, type Bounded, type CursorIssuer, type Page } from './bound-answer';
+import type { Budget } from './bounding';
 import { RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
+import type { ReadAnswer, Serialized } from './read-answer';
 
 /**
  * The single call's structured answer (architecture §1): the batch item's fields without index and id,
@@ -53,4 +54,25 @@ export function singleWire(answer: Bounded): string {
  */
 export function failureWire(answer: Serialized<SingleAnswer>): string {
   return resultJson([JSON.stringify(textBlock(answer.json))], answer.json, true);
+}
+
+/** A single call's answer, and the whole `tools/call` result that carries it, serialized once. */
+export interface SingleResult {
+  answer: ReadAnswer;
+  wire: string;
+}
+
+/**
+ * The single call's answer from its page, cut to the single-call budget (architecture §6), with
+ * cursors from `cursors` where the rest can be fetched (none for a write, which is never called
+ * again to resume it); `response_too_large` when no page fits.
+ */
+export function boundSingle(page: Page, budget: Budget, cursors: CursorIssuer | undefined): SingleResult {
+  const bounded = boundAnswer(page, budget, SINGLE_SHAPE, cursors);
+  return bounded ? { answer: bounded.value, wire: singleWire(bounded) } : failedSingle(tooLargeAnswer(page), 'response_too_large');
+}
+
+/** The single call's answer when it produced no result (refused, or its backend failed). */
+export function failedSingle(answer: ReadAnswer, code: RouterErrorCode): SingleResult {
+  return { answer, wire: failureWire(singleFailure(answer, code)) };
 }

@@ -1,7 +1,7 @@
-import type { ContentBlock } from '../../cursor/domain/bounding';
-import type { ReadAnswer, Serialized } from '../batch.types';
-import type { AnswerShape } from './bound-answer';
+import type { Budget, ContentBlock } from './bounding';
+import { boundAnswer, type AnswerShape, type CursorIssuer, type Page } from './bound-answer';
 import { escapedBytes, modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
+import type { ReadAnswer, Serialized } from './read-answer';
 
 /** One entry of a batch answer (architecture §5). */
 export interface BatchItem extends ReadAnswer {
@@ -32,6 +32,35 @@ export interface ItemDraft {
   recut?: (maxBytes: number) => Serialized<BatchItem> & { blocksJson?: string };
   /** A cursor that fetches this item's page again, for when its result must be dropped. */
   restartCursor?: () => string | undefined;
+}
+
+/** The `response_too_large` answer for a page that cannot be cut to any budget. */
+export type TooLarge = (page: Page) => ReadAnswer;
+
+/**
+ * One successful batch entry's draft (architecture §5): its page bounded to the entry's budget, and how
+ * to cut it further or fetch the page again should the whole batch still be over its budget.
+ */
+export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
+  const shape = itemShape(entry);
+  const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
+  const cut = (maxBytes: number): Serialized<BatchItem> & { blocksJson: string } => {
+    const bounded = boundAnswer(page, { ...budget, maxBytes }, shape, cursors);
+    if (bounded) {
+      const item = envelope(bounded.value);
+      return { value: item, json: bounded.json, blocksJson: [entryHeaderJson(item), ...bounded.blockJsons].join(',') };
+    }
+    const item = envelope(tooLarge(page));
+    return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item) };
+  };
+  const first = cut(budget.maxBytes);
+  return {
+    item: first.value,
+    json: first.json,
+    blocksJson: first.blocksJson,
+    recut: cut,
+    restartCursor: () => (page.from ? cursors.issue(page.from) : undefined),
+  };
 }
 
 /** The longest status, so the skeleton never underestimates an item (architecture §5 statuses). */

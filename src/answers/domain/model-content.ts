@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResultLike } from '../../cursor/domain/bounding';
+import type { ContentBlock, ToolResultLike } from './bounding';
 
 /**
  * What a model reads (the `content` of a `tools/call` result) beside what a program reads (its

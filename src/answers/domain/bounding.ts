@@ -1,5 +1,6 @@
 import { assertNever } from '../../common/assert-never';
-import { canonicalJson } from './canonical';
+import { canonicalJson } from '../../cursor/domain/canonical';
+import type { Position } from '../../cursor/domain/position';
 import { isCutPoint, jsonBytes, largestFitting, minJsonBytes, plausibleCount, prefixAxis, unitAxis } from './page-search';
 import {
   arrayAt,
@@ -31,19 +32,6 @@ export interface ToolResultLike {
   isError?: boolean;
   [k: string]: unknown;
 }
-
-/**
- * Where the next page starts (architecture §6). Carried inside a signed cursor.
- * - `array`: element `index` of the array at `path` (keys from the structuredContent root).
- * - `string`: UTF-16 code unit `offset` of the string at `path` (never inside a surrogate pair).
- * - `content`: block `block` of `content`, from UTF-16 code unit `offset` of its text.
- * - `json`: code unit `offset` of `JSON.stringify(structuredContent)`, the last resort.
- */
-export type Position =
-  | { kind: 'array'; path: (string | number)[]; index: number }
-  | { kind: 'string'; path: (string | number)[]; offset: number }
-  | { kind: 'content'; block: number; offset: number }
-  | { kind: 'json'; offset: number };
 
 /** Limits for one answer: serialized bytes, and array elements / content blocks in the page. */
 export interface Budget {

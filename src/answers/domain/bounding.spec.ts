@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import { test } from 'node:test';
-import { boundResult, type BoundOutcome, type Budget, dedupeResult, hasBackendCursor, type Position, type ToolResultLike } from './bounding';
+import type { Position } from '../../cursor/domain/position';
+import { boundResult, type BoundOutcome, type Budget, dedupeResult, hasBackendCursor, type ToolResultLike } from './bounding';
 
 /** The single-call answer the caller would send, as architecture §6 measures it. */
 function envelope(candidate: ToolResultLike): number {

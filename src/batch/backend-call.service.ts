@@ -1,0 +1,105 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ToolResultLike } from '../answers/domain/bounding';
+import { BackendsService } from '../backends/backends.service';
+import type { RouterError, RouterErrorCode } from '../common/router-error';
+import { LifecycleService } from '../lifecycle/lifecycle.service';
+import { MetricsService } from '../metrics/metrics.service';
+import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
+import { LogThrottle } from './domain/log-throttle';
+import { noTokenInTime, notDispatched, rateLimitStoreUnavailable, stoppedAtDeadline, thrownError, toolErrorOf } from './domain/seam-refusals';
+
+/** A failing backend writes at most one warn line per failure code in this window. */
+const FAILURE_LOG_WINDOW_MS = 10_000;
+
+/** What a backend call came to: its result, or why it failed. */
+export type BackendOutcome = { kind: 'result'; result: ToolResultLike } | { kind: 'failed'; error: RouterError };
+
+/**
+ * The end of the seam that reaches a backend (architecture §12, steps 8 to 10): the drain check, a
+ * rate-limit token, then the call with the backend's deadline, timed. Only a call that passed every
+ * local check gets here, so refusals cost no token (architecture §7). The only caller of
+ * `BackendsService.callTool`; failures come back as values.
+ */
+@Injectable()
+export class BackendCallService {
+  /** The seam's name, which operators' log queries for backend failures already filter on. */
+  private readonly logger = new Logger('BatchService');
+  private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
+
+  constructor(
+    private readonly rateLimits: RateLimitService,
+    private readonly backends: BackendsService,
+    private readonly metrics: MetricsService,
+    private readonly lifecycle: LifecycleService,
+  ) {}
+
+  /** True once the drain deadline has passed: nothing more is dispatched. */
+  get stopped(): boolean {
+    return this.lifecycle.stopSignal.aborted;
+  }
+
+  /**
+   * The call's outcome, or `shutting_down` as soon as the drain deadline passes: the caller gets its
+   * answer now, and the backend call left behind ends when the backends close.
+   */
+  call(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<BackendOutcome> {
+    // Checked before the call starts: a stopped router takes no token and reaches no backend.
+    if (this.stopped) return Promise.resolve(failed(notDispatched()));
+    return this.lifecycle.untilStopped(this.limitedCall(backend, tool, args, principal), () => failed(stoppedAtDeadline()));
+  }
+
+  /** Takes a rate-limit token, then calls the backend, timed. */
+  private async limitedCall(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<BackendOutcome> {
+    const limited = await this.rateLimits.acquire(backend, principal);
+    if (!limited.ok) {
+      if (limited.reason === 'store_unavailable') return failed(rateLimitStoreUnavailable());
+      this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
+      return failed(noTokenInTime(limited.maxWaitMs));
+    }
+    for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
+    const started = performance.now();
+    let outcome: BackendOutcome;
+    /** Why the call failed, in the router's words (a tool error's own text may echo the arguments). */
+    let why = '';
+    try {
+      const result = await this.backends.callTool(backend, tool, args);
+      outcome = result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result };
+      why = 'the tool answered isError: true';
+    } catch (err) {
+      const error = thrownError(err);
+      outcome = failed(error);
+      why = error.message;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.observeBackendCall(backend, outcome.kind === 'failed' ? 'error' : 'ok', seconds);
+    if (outcome.kind === 'failed') this.logFailure(backend, tool, outcome.error.code, why, seconds);
+    return outcome;
+  }
+
+  /**
+   * A failed backend call at `warn`: the audit line says only `error`, an operator needs the why.
+   * Throttled per backend and failure code; never argument values.
+   */
+  private logFailure(backend: string, tool: string, code: RouterErrorCode, why: string, seconds: number): void {
+    const verdict = this.failureLogs.check(`${backend}\u0000${code}`, performance.now());
+    if (!verdict.write) return;
+    this.logger.warn({
+      msg: 'backend call failed',
+      backend,
+      tool,
+      code,
+      error: why,
+      durationMs: Math.round(seconds * 1000),
+      ...(verdict.suppressed > 0 ? { suppressedSinceLast: verdict.suppressed } : {}),
+    });
+  }
+}
+
+function failed(error: RouterError): BackendOutcome {
+  return { kind: 'failed', error };
+}
+
+/** The metric label of a rate-limit bucket: `global`, `principal`, or the backend's own name. */
+function bucketLabel(bucket: RateLimitBucket, backend: string): string {
+  return bucket === 'backend' ? backend : bucket;
+}

@@ -1,0 +1,96 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { dedupeResult } from '../answers/domain/bounding';
+import { confirmationResult } from '../answers/domain/confirmation-answer';
+import { utf8Bytes } from '../answers/domain/model-content';
+import { boundSingle, failedSingle, type SingleResult } from '../answers/domain/single-answer';
+import { AccessService } from '../access/access.service';
+import type { Principal } from '../common/principal';
+import { RouterError } from '../common/router-error';
+import { BUDGET_CONFIG } from '../config/config.tokens';
+import type { BudgetConfig } from '../config/config.types';
+import { CONFIRMATION_TTL_SECONDS, CursorService } from '../cursor/cursor.service';
+import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
+import { writeRefusalMessage } from '../gate/domain/write-policy';
+import { GateService } from '../gate/gate.service';
+import { BackendCallService } from './backend-call.service';
+import { CallRecordService } from './call-record.service';
+import { failedCall, invalidCall, type Dispatched } from './domain/call-outcome';
+import { checkWriteCall, confirmationRefusal, needsConfirmation } from './domain/write-call';
+import { ToolResolutionService } from './tool-resolution.service';
+
+/**
+ * A write taken as far as the backend, or stopped to ask for confirmation (its answer whole then),
+ * with the id of the confirmation it issued or used.
+ */
+type DispatchedWrite = (Dispatched | { kind: 'confirmation'; result: SingleResult; argsDigest: string }) & { confirmationId?: string };
+
+/**
+ * `invoke_tool` (architecture §11.2): one call of a tool that is not read-only, through the same
+ * resolution, backend call and record as a read, within the single-call budget. A destructive tool
+ * runs only with a confirmation token issued for this principal, tool and arguments by an earlier
+ * call. Never retried, never batched.
+ */
+@Injectable()
+export class WriteService {
+  constructor(
+    private readonly resolution: ToolResolutionService,
+    private readonly gate: GateService,
+    private readonly access: AccessService,
+    private readonly cursors: CursorService,
+    private readonly backendCalls: BackendCallService,
+    private readonly records: CallRecordService,
+    @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
+  ) {}
+
+  async write(raw: Record<string, unknown>, principal: Principal): Promise<SingleResult> {
+    const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
+    const started = performance.now();
+    const dispatched = await this.dispatch(raw, principal);
+    let single: SingleResult;
+    switch (dispatched.kind) {
+      case 'confirmation':
+        single = dispatched.result;
+        break;
+      case 'page':
+        // A write is never called again to resume it: its result is cut without a cursor.
+        single = boundSingle(dispatched.page, budget, undefined);
+        break;
+      case 'failed':
+        single = failedSingle(dispatched.answer, dispatched.code);
+        break;
+    }
+    const record = { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(single.wire), confirmationId: dispatched.confirmationId };
+    this.records.record('invoke_tool', single.answer, record);
+    return single;
+  }
+
+  /** The write seam: resolve (by write permission) → trust → write gate → confirmation → rate limit → dispatch. */
+  private async dispatch(raw: Record<string, unknown>, principal: Principal): Promise<DispatchedWrite> {
+    const checked = checkWriteCall(raw);
+    if (!checked.ok) return invalidCall(raw, checked.message);
+    const { call, confirm } = checked;
+    const args = canonicalArguments(call.arguments);
+    const digest = argumentsDigest(args);
+    // A tool the caller may not write is unknown to this entrypoint, exactly as on the read path.
+    const found = await this.resolution.resolve(call.name, call.server, (candidate) => this.access.mayWriteTool(principal, candidate));
+    if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
+    const { tool } = found;
+    const decision = this.gate.decideWrite(tool);
+    if (!decision.writable) return failedCall(tool.name, tool.backend, new RouterError('blocked', writeRefusalMessage(decision.reason)), digest);
+    let confirmationId: string | undefined;
+    if (needsConfirmation(tool, args)) {
+      const binding = { principal: principal.id, backend: tool.backend, tool: tool.name, argsDigest: digest };
+      if (confirm === undefined) {
+        const issued = this.cursors.issueConfirmation(binding);
+        const result = confirmationResult(tool.name, tool.backend, Object.keys(args), issued.token, CONFIRMATION_TTL_SECONDS);
+        return { kind: 'confirmation', result, argsDigest: digest, confirmationId: issued.id };
+      }
+      const used = await this.cursors.useConfirmation(confirm, binding);
+      if (!used.ok) return failedCall(tool.name, tool.backend, confirmationRefusal(used.reason), digest);
+      confirmationId = used.id;
+    }
+    const outcome = await this.backendCalls.call(tool.backend, tool.name, args, principal.id);
+    if (outcome.kind === 'failed') return { ...failedCall(tool.name, tool.backend, outcome.error, digest), confirmationId };
+    return { kind: 'page', page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result) }, argsDigest: digest, confirmationId };
+  }
+}
