@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { userInfo } from 'node:os';
+import { messageOf } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { approvePending, parseSelector, type Selector } from './trust/domain/approval';
@@ -15,7 +16,7 @@ const USAGE = 'usage: centralmcp-router pins list|diff|approve [backend[:tool]] 
   'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second';
 
 /**
- * `centralmcp-router pins …` (issue 14): reviews and approves tool definitions in the pins file
+ * `centralmcp-router pins …` (architecture §11.1): reviews and approves tool definitions in the pins file
  * without editing it by hand. Exit codes: 0 done, 1 nothing matched, 2 usage, 75 the pins file
  * stayed locked by another writer (try again), 78 bad config.
  */
@@ -44,7 +45,7 @@ function main(argv: string[]): number {
   if (command === 'diff') return out(diffReport(doc, selector));
   const approver = by ?? safeUser();
   // Under the pins lock, on the file as it is then: a router recording a new definition or another
-  // approval at the same moment loses nothing (issue 14).
+  // approval at the same moment loses nothing.
   let approved;
   try {
     ({ value: approved } = updatePinsFile(file, CLI_LOCK, (current) => {
@@ -80,6 +81,6 @@ function fail(text: string, code: number): number {
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (err) {
-  process.stderr.write(`${(err as Error).message}\n`);
+  process.stderr.write(`${messageOf(err)}\n`);
   process.exitCode = 1;
 }

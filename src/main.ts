@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
 import { BackendsService } from './backends/backends.service';
+import { errnoCode } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { LifecycleService } from './lifecycle/lifecycle.service';
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   }
   handleShutdownSignals(app);
   const opsPort = config.http.metricsPort === undefined ? undefined : moveOpsPathsOffMainPort(app);
-  // The port first, the backends after (issue 12): a router that cannot listen spawns nothing, and
+  // The port first, the backends after: a router that cannot listen spawns nothing, and
   // liveness answers while backends still connect (readiness says when the required ones are up).
   // Probed first on a throwaway socket: Nest's own listen logs a raw error line before we could.
   await listenOrExit(() => probeListen(config.http.port, config.http.host), config.http.host, config.http.port);
@@ -86,7 +87,7 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
   try {
     return await listen();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === undefined || !(code in LISTEN_ERRORS)) throw err;
     const line = { level: 'fatal', time: new Date().toISOString(), context: 'Main', message: `cannot listen on ${host}:${port}: ${code} (${LISTEN_ERRORS[code]})`, host, port, code };
     process.stderr.write(JSON.stringify(line) + '\n');

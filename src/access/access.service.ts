@@ -30,7 +30,7 @@ export class AccessService {
     return this.mayCall(principal, tool.backend, tool.name);
   }
 
-  /** Whether `principal` may call a catalog tool through `invoke_tool` (issue 14). */
+  /** Whether `principal` may call a catalog tool through `invoke_tool` (the write path). */
   mayWriteTool(principal: Principal, tool: Pick<CatalogTool, 'backend' | 'name'>): boolean {
     return mayWrite(principal, tool.backend, tool.name, this.compiled, this.mode);
   }

@@ -41,7 +41,7 @@ export class AuditService implements OnApplicationShutdown {
     this.write(() => authFailureLine(event, this.clock.now()));
   }
 
-  /** Records a tool quarantined, approved or released by the trust pins (issue 14). */
+  /** Records a tool quarantined, approved or released by the trust pins. */
   recordTrust(event: TrustAuditEvent): void {
     this.write(() => trustLine(event, this.clock.now()));
   }

@@ -1,4 +1,5 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { errnoCode } from '../common/thrown';
 import { ConfigError } from '../config/config.errors';
 import type { AuditSink } from './audit.sink';
 
@@ -21,7 +22,7 @@ export class FileAuditSink implements AuditSink {
     try {
       fd = openSync(path, 'a', 0o600);
     } catch (err) {
-      throw new ConfigError([`audit.path: cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code ?? 'error'})`]);
+      throw new ConfigError([`audit.path: cannot open ${path} for appending (${errnoCode(err) ?? 'error'})`]);
     }
     return new FileAuditSink(createWriteStream('', { fd, flags: 'a', autoClose: true }));
   }

@@ -5,11 +5,9 @@ import { AUTH_CONFIG } from '../config/config.tokens';
 import type { AuthConfig } from '../config/config.types';
 import type { AuthFailureReason, AuthRequest, AuthResult } from './auth.types';
 import { apiKeyEntry, matchApiKey, type ApiKeyEntry } from './domain/api-keys';
-import { authorizationOf, groupsFromClaim, presentedCredential, protectedResourceMetadata, refusal, resourceMetadataUrl, type ProtectedResourceMetadata } from './domain/bearer';
+import { authorizationOf, presentedCredential, protectedResourceMetadata, refusal, resourceMetadataUrl, type ProtectedResourceMetadata } from './domain/bearer';
+import { principalOfClaims } from './domain/jwt-claims';
 import { JwtVerifier } from './jwt-verifier';
-
-/** Longest `sub` taken as a principal id (OIDC caps it at 255 ASCII characters). */
-const MAX_SUBJECT_CHARS = 255;
 
 /**
  * Who the caller is (architecture §10). Credentials come only from `Authorization: Bearer …`; they are
@@ -57,9 +55,8 @@ export class AuthService implements OnModuleInit {
         if (presented.kind === 'absent') return this.refuse('missing');
         const verified = await this.verifier!.verify(presented.token, this.clock.now());
         if (!verified.ok) return this.refuse(verified.reason);
-        const { sub } = verified.payload;
-        if (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT_CHARS) return this.refuse('missing_claim');
-        return { ok: true, principal: { id: sub, groups: groupsFromClaim(verified.payload[this.config.jwt.groupsClaim]) } };
+        const principal = principalOfClaims(verified.payload, this.config.jwt.groupsClaim);
+        return principal === undefined ? this.refuse('missing_claim') : { ok: true, principal };
       }
     }
   }

@@ -1,4 +1,4 @@
-import type { JWTPayload, JWTVerifyGetKey } from 'jose' with { 'resolution-mode': 'import' };
+import type { JWTVerifyGetKey } from 'jose' with { 'resolution-mode': 'import' };
 import type { JwtConfig } from '../config/config.types';
 import type { AuthFailureReason } from './auth.types';
 import { reasonOfJoseError } from './domain/jose-errors';
@@ -8,10 +8,14 @@ type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
 /** How the issuer's key set is fetched: bounded, cached, re-fetched for an unseen `kid` at most twice a minute. */
 const JWKS_OPTIONS = { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 } as const;
 
-export type Verified = { ok: true; payload: JWTPayload } | { ok: false; reason: AuthFailureReason };
+/**
+ * A verified token's payload stays `unknown`: `jose` vouches for the signature and the registered
+ * claims it was asked to check, not for the types of the others (`principalOfClaims` parses them).
+ */
+export type Verified = { ok: true; payload: unknown } | { ok: false; reason: AuthFailureReason };
 
 /**
- * Verifies access tokens as an OAuth 2.1 resource server with `jose` (issue #6): signature against
+ * Verifies access tokens as an OAuth 2.1 resource server with `jose`: signature against
  * the issuer's JWKS, exact `iss` and `aud` (RFC 8707), an asymmetric-only algorithm allow-list (so
  * neither `none` nor an HS256 token "signed" with the public key can pass), `exp` required and
  * checked with `nbf` within the configured skew, on every request.

@@ -23,7 +23,8 @@ const MCP_PATH = /^\/mcp(\?|$)/;
  * replica, so its next request opens a connection that the Service routes to a ready one.
  *
  * Fastify hooks rather than a Nest interceptor: an interceptor wraps every request in rxjs and
- * async-resource bindings, which measured about 50 µs of CPU per call on the hot route (issue #5).
+ * async-resource bindings, which measured about 50 µs of CPU per call on the hot route
+ * (BENCHMARKS.md, item 5).
  */
 export function registerDrainHook(fastify: FastifyInstance, lifecycle: LifecycleService): void {
   const logger = new Logger('DrainHook');

@@ -88,11 +88,12 @@ function contextOf(params: unknown[]): string | undefined {
 function split(message: unknown): { text: string; fields: Record<string, unknown> } {
   if (typeof message === 'string') return { text: message, fields: {} };
   if (message instanceof Error) {
-    const code = (message as NodeJS.ErrnoException).code;
+    // Whatever type a library gave its `code`, the line keeps it as it is.
+    const code = 'code' in message ? message.code : undefined;
     return { text: message.message, fields: { error: { type: message.name, ...(code !== undefined ? { code } : {}), stack: message.stack } } };
   }
   if (message !== null && typeof message === 'object') {
-    const { msg, ...fields } = message as Record<string, unknown>;
+    const { msg, ...fields }: Record<string, unknown> = { ...message };
     return { text: typeof msg === 'string' ? msg : '', fields };
   }
   return { text: String(message), fields: {} };

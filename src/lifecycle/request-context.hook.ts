@@ -7,10 +7,11 @@ import { REQUEST_ID_HEADER, type RequestContext, requestContext, saneRequestId }
  * echoes it as a response header, and runs the request's work inside it so log lines carry it.
  *
  * One `run` per request is enough: the body is read in the socket's 'data'/'end' events, outside
- * this context (nodejs/node#34430), but Fastify's content-type parser hands the parsed body on
- * through an AsyncResource created here, inside it, so the handler runs in the request's context.
+ * this context (Node's https://github.com/nodejs/node/issues/34430), but Fastify's content-type
+ * parser hands the parsed body on through an AsyncResource created here, inside it, so the handler
+ * runs in the request's context.
  * A second `run` once the body was parsed (as @fastify/request-context does) only cost CPU on every
- * call (issue #5, BENCHMARKS item 8); request-context.hook.spec.ts pins the behaviour.
+ * call (BENCHMARKS.md, item 8); request-context.hook.spec.ts pins the behaviour.
  */
 export function registerRequestContext(fastify: FastifyInstance, newId: () => string = randomUUID): void {
   fastify.addHook('onRequest', (request, reply, done) => {

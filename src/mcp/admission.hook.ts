@@ -22,10 +22,10 @@ const BUSY_BODY = {
 } as const;
 
 /**
- * Admission of POST /mcp from the request's head, before its body is read (issue 12): Host and
- * Origin, then the credential; a refused request is answered at once and its connection closed, so
- * an anonymous client can neither make the router buffer a body nor keep the connection busy
- * sending one. An admitted request then reserves its body's size in the process-wide BodyBudget,
+ * Admission of POST /mcp from the request's head, before its body is read: Host and Origin, then
+ * the credential; a refused request is answered at once and its connection closed, so an
+ * anonymous client can neither make the router buffer a body nor keep the connection busy sending
+ * one. An admitted request then reserves its body's size in the process-wide BodyBudget,
  * and is refused 503 when the bodies being received already hold it all.
  *
  * A Fastify `onRequest` hook: it runs before the content-type parser reads the body, which no Nest

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, Logger } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
+import { errnoCode } from '../common/thrown';
 
 /**
  * A client that goes away while its body is still arriving is no fault of the router's, and there
@@ -21,5 +22,5 @@ export class ClientGoneFilter extends BaseExceptionFilter {
 
 /** Node's error for a request body cut short by its client. */
 function isClientGone(exception: unknown): boolean {
-  return exception instanceof Error && (exception as NodeJS.ErrnoException).code === 'ECONNRESET' && exception.message === 'aborted';
+  return exception instanceof Error && errnoCode(exception) === 'ECONNRESET' && exception.message === 'aborted';
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../common/principal';
-import type { RequestId } from './domain/jsonrpc';
+import type { RequestId, RequestParams } from './domain/jsonrpc';
 
 /**
  * What the controller sends back: an HTTP status, headers and, unless 202, a JSON body: a value
@@ -16,7 +16,7 @@ export interface HttpAnswer {
 export interface EraRequest {
   id: RequestId;
   method: string;
-  params: Record<string, unknown>;
+  params: RequestParams;
   principal: Principal;
 }
 

@@ -2,10 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BatchService } from '../batch/batch.service';
 import { FindToolService } from '../discovery/find-tool.service';
 import { WriteService } from '../batch/write.service';
+import { isJsonObject, type JsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { WRITES_CONFIG } from '../config/config.tokens';
 import type { WritesConfig } from '../config/config.types';
 import { checkFindToolInput } from './domain/find-tool-input';
+import type { RequestParams } from './domain/jsonrpc';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
 
@@ -30,7 +32,10 @@ export type ToolCallOutcome = { ok: true; resultJson: string } | { ok: false; me
  */
 @Injectable()
 export class PublishedSurface {
-  /** What `tools/list` answers: the read tools, and `invoke_tool` when writes are enabled (architecture §11.2). */
+  /**
+   * What `tools/list` answers: the read tools, and `invoke_tool` only when the operator enabled
+   * `writes`, so a router that cannot write never offers a model a tool that changes something.
+   */
   readonly tools: readonly { name: string }[];
   readonly instructions: string;
 
@@ -45,12 +50,12 @@ export class PublishedSurface {
   }
 
   /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */
-  async call(params: Record<string, unknown>, principal: Principal): Promise<ToolCallOutcome> {
+  async call(params: RequestParams, principal: Principal): Promise<ToolCallOutcome> {
     const { name } = params;
     const args = params.arguments ?? {};
     if (typeof name !== 'string') return { ok: false, message: 'Invalid params: `name` must be a string' };
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: false, message: 'Invalid params: `arguments` must be an object' };
-    return { ok: true, resultJson: await this.run(name, args as Record<string, unknown>, principal) };
+    if (!isJsonObject(args)) return { ok: false, message: 'Invalid params: `arguments` must be an object' };
+    return { ok: true, resultJson: await this.run(name, args, principal) };
   }
 
   /**
@@ -58,7 +63,7 @@ export class PublishedSurface {
    * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
    * entries did (architecture §5).
    */
-  private async run(name: string, args: Record<string, unknown>, principal: Principal): Promise<string> {
+  private async run(name: string, args: JsonObject, principal: Principal): Promise<string> {
     switch (name) {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);

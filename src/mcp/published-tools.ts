@@ -100,8 +100,8 @@ export const PUBLISHED_TOOLS = [
 ] as const;
 
 /**
- * The write path (issue 14), published only when the operator enables `writes`: one call of a tool
- * that is not read-only, with a confirmation round trip for destructive ones.
+ * The write path (architecture §11.2), published only when the operator enables `writes`: one call
+ * of a tool that is not read-only, with a confirmation round trip for destructive ones.
  */
 export const INVOKE_TOOL_DEFINITION = {
   name: INVOKE_TOOL,

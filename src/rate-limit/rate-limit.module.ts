@@ -8,7 +8,7 @@ import { RateLimitService } from './rate-limit.service';
 import { SLEEP, timerSleep } from './rate-limit.tokens';
 import { RedisBucketStore } from './redis-bucket.store';
 
-/** The store the config names, chosen once at boot (`rateLimit.store`, issue 15). */
+/** The store the config names, chosen once at boot (`rateLimit.store`). */
 function storeFor(config: RouterConfig, clock: Clock): RateLimitStore {
   const store = config.rateLimitStore ?? { kind: 'memory' };
   switch (store.kind) {

@@ -40,7 +40,7 @@ interface Limit {
 const UNLIMITED: RateLimitOutcome = Object.freeze({ ok: true, waitedMs: 0, waits: Object.freeze([]) });
 
 /**
- * The router's token buckets (architecture §7, issue #6): one global, one per principal and one per
+ * The router's token buckets (architecture §7): one global, one per principal and one per
  * backend, each only where configured. Where none applies, `acquire` resolves at once.
  */
 @Injectable()

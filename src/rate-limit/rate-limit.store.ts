@@ -18,7 +18,7 @@ export type StoreReservation =
   | { ok: false; reason: 'wait_too_long'; index: number; waitMs: number }
   | { ok: false; reason: 'store_unavailable' };
 
-/** What metrics and readiness show about the store (issue 15). */
+/** What metrics and readiness show about the store: whether calls still share their buckets. */
 export interface StoreStatus {
   store: 'memory' | 'redis';
   /** False while the shared store cannot answer; the memory store is always up. */

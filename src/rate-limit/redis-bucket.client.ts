@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { ClientContext, Redis, Result } from 'ioredis';
+import { z } from 'zod';
 import type { RedisStoreConfig } from '../config/config.types';
 import { openRedisStore } from '../config/redis-connection';
 import type { BucketRequest, StoreReservation } from './rate-limit.store';
@@ -42,21 +43,27 @@ end
 return {1, unpack(waits)}
 `;
 
-interface ReserveCommand {
-  centralmcpReserveAll(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
+declare module 'ioredis' {
+  // How ioredis types a command added by `defineCommand`: its reply is whatever the script
+  // returned, so it is declared unknown and parsed below.
+  interface RedisCommander<Context extends ClientContext = { type: 'default' }> {
+    centralmcpReserveAll(numKeys: number, ...keysAndArgs: (string | number)[]): Result<unknown, Context>;
+  }
 }
+
+/** The script's answer, as it says: `{1, wait…}` granted, `{0, index, wait}` refused. */
+const ReserveReply = z.union([z.tuple([z.literal(1)], z.number()), z.tuple([z.literal(0), z.number(), z.number()])]);
 
 /**
  * The Redis side of the shared store: one connection (ioredis), the script, nothing else. Every
  * failure rejects (never queues): the store decides what a call does without Redis.
  */
 export class RedisBucketClient {
-  private readonly redis: Redis & ReserveCommand;
+  private readonly redis: Redis;
 
   constructor(private readonly config: RedisStoreConfig) {
-    const redis = openRedisStore(config);
-    redis.defineCommand('centralmcpReserveAll', { lua: RESERVE_ALL_LUA });
-    this.redis = redis as Redis & ReserveCommand;
+    this.redis = openRedisStore(config);
+    this.redis.defineCommand('centralmcpReserveAll', { lua: RESERVE_ALL_LUA });
   }
 
   /** The client's events, for the store to log connection changes (never the URL). */
@@ -78,12 +85,22 @@ export class RedisBucketClient {
   async reserveAll(requests: readonly BucketRequest[], cost: number): Promise<StoreReservation> {
     const keys = requests.map((r) => this.config.keyPrefix + r.key);
     const args = [cost, ...requests.flatMap((r) => [r.params.ratePerSecond, r.params.burst, r.maxWaitMs])];
-    const reply = await this.redis.centralmcpReserveAll(keys.length, ...keys, ...args);
-    if (reply[0] === 1) return { ok: true, waitsMs: reply.slice(1) };
-    return { ok: false, reason: 'wait_too_long', index: reply[1]!, waitMs: reply[2]! };
+    return reservationOf(await this.redis.centralmcpReserveAll(keys.length, ...keys, ...args));
   }
 
   close(): void {
     this.redis.disconnect();
   }
+}
+
+/**
+ * The reservation the script's reply stands for. A reply of another shape throws: a store that
+ * answers something else is as good as none, so the failure policy takes over.
+ */
+export function reservationOf(raw: unknown): StoreReservation {
+  const parsed = ReserveReply.safeParse(raw);
+  if (!parsed.success) throw new Error('the rate-limit script answered in an unexpected shape');
+  const reply = parsed.data;
+  if (reply[0] === 1) return { ok: true, waitsMs: reply.slice(1) };
+  return { ok: false, reason: 'wait_too_long', index: reply[1], waitMs: reply[2] };
 }

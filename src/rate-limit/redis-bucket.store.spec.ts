@@ -20,7 +20,7 @@ import { SLEEP } from './rate-limit.tokens';
 import { RedisBucketClient } from './redis-bucket.client';
 import { RedisBucketStore } from './redis-bucket.store';
 
-/** Issue 15: the shared store against a real redis-server that this file starts and stops. */
+/** The shared store against a real redis-server that this file starts and stops. */
 
 let redis: RedisServer;
 let raw: Redis;

@@ -1,5 +1,6 @@
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Clock } from '../common/clock';
+import { messageOf } from '../common/thrown';
 import type { RedisStoreConfig } from '../config/config.types';
 import { shareOf } from './domain/token-bucket';
 import { MemoryBucketStore } from './memory-bucket.store';
@@ -14,7 +15,7 @@ import { RedisBucketClient } from './redis-bucket.client';
 const RETRY_AFTER_MS = 1_000;
 
 /**
- * Buckets shared by every replica through Redis (architecture §7, issue 15), so a configured rate is
+ * Buckets shared by every replica through Redis (architecture §7), so a configured rate is
  * the cluster's. When Redis cannot answer (down, or slower than `commandTimeoutMs`) the failure
  * policy decides: `open` (default) takes the token from this replica's own bucket at its share
  * (`rate / replicas`), so the cluster stays near the rate while calls go on; `closed` refuses the
@@ -36,8 +37,8 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
     this.local = new MemoryBucketStore(clock);
     client.on('ready', () => this.markUp());
     // ioredis reports every failed reconnect; the store logs the change of state once instead.
-    client.on('error', (err) => this.markDown(err));
-    client.on('close', () => this.markDown(new Error('connection to Redis closed')));
+    client.on('error', (err) => this.markDown(err.message));
+    client.on('close', () => this.markDown('connection to Redis closed'));
   }
 
   /**
@@ -48,12 +49,12 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
     try {
       await this.client.connect();
     } catch (err) {
-      this.markDown(err as Error);
+      this.markDown(messageOf(err));
     }
   }
 
   async reserveAll(requests: readonly BucketRequest[], cost: number): Promise<StoreReservation> {
-    if (!this.client.ready) this.markDown(new Error('not connected to Redis'));
+    if (!this.client.ready) this.markDown('not connected to Redis');
     else if (this.clock.now() >= this.skipUntilMs) {
       try {
         const answer = await this.client.reserveAll(requests, cost);
@@ -63,7 +64,7 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
         // A script that timed out here may still have run on Redis: the call then holds a shared
         // token and a local one. That errs towards fewer calls, never more.
         this.skipUntilMs = this.clock.now() + RETRY_AFTER_MS;
-        this.markDown(err as Error);
+        this.markDown(messageOf(err));
       }
     }
     if (this.config.fail === 'closed') {
@@ -95,11 +96,11 @@ export class RedisBucketStore implements RateLimitStore, OnModuleInit, OnModuleD
     this.logger.log({ msg: 'rate-limit store up: buckets are shared through Redis' });
   }
 
-  private markDown(err: Error): void {
+  private markDown(error: string): void {
     if (this.state === 'down') return;
     this.state = 'down';
     const then = this.config.fail === 'closed' ? 'calls that need a token fail' : `each replica allows 1/${this.config.replicas} of each rate`;
     // ioredis messages name the host and port, never the URL's password.
-    this.logger.warn({ msg: `rate-limit store unavailable: ${then}`, error: err.message });
+    this.logger.warn({ msg: `rate-limit store unavailable: ${then}`, error });
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { errnoCode, messageOf } from '../common/thrown';
 import { EMPTY_PINS, parsePins, serializePins, type PinsDocument } from './domain/pins-file';
 import { withPinsLock, type LockOptions } from './pins-lock';
 
@@ -18,13 +19,14 @@ export function readPinsFile(file: string): ReadPins {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { doc: EMPTY_PINS, text: '' };
-    throw new Error(`trust.pinsFile: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = errnoCode(err);
+    if (code === 'ENOENT') return { doc: EMPTY_PINS, text: '' };
+    throw new Error(`trust.pinsFile: cannot read ${file} (${code ?? 'error'})`);
   }
   try {
     return { doc: parsePins(text), text };
   } catch (err) {
-    throw new Error(`trust.pinsFile ${file}: ${(err as Error).message}`);
+    throw new Error(`trust.pinsFile ${file}: ${messageOf(err)}`);
   }
 }
 
@@ -43,7 +45,7 @@ export function writePinsFile(file: string, doc: PinsDocument): string {
 }
 
 /**
- * Changes the pins file without losing anyone else's change (issue 14): under the pins lock, reads
+ * Changes the pins file without losing anyone else's change: under the pins lock, reads
  * the file as it is now, applies `change` to it and writes the result (atomically) when `change`
  * returns a document. Every writer (the router recording new definitions, the CLI approving) goes
  * through here, so of two writers the second always starts from the first one's result.

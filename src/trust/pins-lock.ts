@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { z } from 'zod';
+import { errnoCode } from '../common/thrown';
 
 /** How long to wait for the lock, and from what age a lock whose holder cannot be checked is stale. */
 export interface LockOptions {
@@ -8,13 +10,13 @@ export interface LockOptions {
   staleMs: number;
 }
 
-/** What a lock file holds: who took it, so a lock left by a dead process can be told apart. */
-interface Holder {
-  pid: number;
-  host: string;
-  token: string;
-  at: string;
-}
+/**
+ * What a lock file holds: who took it, so a lock left by a dead process can be told apart. Any
+ * writer of the pins file writes one (another router's version too): what it must name is checked,
+ * `at` is only shown.
+ */
+const HolderSchema = z.object({ pid: z.number(), host: z.string(), token: z.string(), at: z.unknown() });
+type Holder = z.infer<typeof HolderSchema>;
 
 /** The lock could not be taken within `waitMs`: someone holds it and looks alive. */
 export class PinsLockBusyError extends Error {
@@ -28,7 +30,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Runs `fn` holding `<file>.lock`, an exclusive lock between every process that writes the pins
- * file (routers, the CLI) on one host or on a shared volume (issue 14): `open(O_CREAT|O_EXCL)`
+ * file (routers, the CLI) on one host or on a shared volume: `open(O_CREAT|O_EXCL)`
  * creates the lock or fails, atomically, on local file systems and NFSv3+ alike. Synchronous on
  * purpose: the router reviews a catalog in the turn it arrives, and a holder keeps the lock only
  * to read, merge and write one small file (milliseconds).
@@ -65,8 +67,9 @@ function tryCreate(lock: string, me: Holder): boolean {
   try {
     fd = openSync(lock, 'wx', 0o644);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new Error(`trust.pinsFile: cannot create the lock ${lock} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = errnoCode(err);
+    if (code === 'EEXIST') return false;
+    throw new Error(`trust.pinsFile: cannot create the lock ${lock} (${code ?? 'error'})`);
   }
   try {
     writeSync(fd, JSON.stringify(me) + '\n');
@@ -81,19 +84,23 @@ function readHolder(lock: string): { text: string; holder: Holder | undefined; a
   try {
     const ageMs = Date.now() - statSync(lock).mtimeMs;
     const text = readFileSync(lock, 'utf8');
-    let holder: Holder | undefined;
-    try {
-      const parsed = JSON.parse(text) as Partial<Holder>;
-      if (typeof parsed.pid === 'number' && typeof parsed.host === 'string' && typeof parsed.token === 'string') holder = parsed as Holder;
-    } catch {
-      // Created but not written yet, or damaged: judged by its age alone.
-      holder = undefined;
-    }
-    return { text, holder, ageMs };
+    return { text, holder: parseHolder(text), ageMs };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** The holder a lock names; undefined when it was created but not written yet, or is damaged: judged by its age alone. */
+function parseHolder(text: string): Holder | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = HolderSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 function isStale(seen: { holder: Holder | undefined; ageMs: number }, staleMs: number): boolean {
@@ -111,7 +118,7 @@ function processExists(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it exists, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 
@@ -120,7 +127,7 @@ function breakStale(lock: string, judged: string): void {
   try {
     renameSync(lock, aside);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else broke or released it
+    if (errnoCode(err) === 'ENOENT') return; // someone else broke or released it
     throw err;
   }
   let taken = '';

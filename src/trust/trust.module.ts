@@ -5,7 +5,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { RegistryModule } from '../registry/registry.module';
 import { TrustService } from './trust.service';
 
-/** Pinned tool definitions and the periodic re-list (issue 14, part 1). */
+/** Pinned tool definitions and the periodic re-list (architecture §11.1). */
 @Module({
   imports: [RegistryModule, BackendsModule, MetricsModule, AuditModule],
   providers: [TrustService],

@@ -3,6 +3,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
+import { messageOf } from '../common/thrown';
 import { TRUST_CONFIG } from '../config/config.tokens';
 import type { TrustConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -36,7 +37,7 @@ const WARNINGS: Record<Exclude<Verdict, 'pinned'>, string> = {
 };
 
 /**
- * Pinned tool definitions (issue 14, part 1). Every catalog a backend delivers is judged against
+ * Pinned tool definitions (architecture §11.1). Every catalog a backend delivers is judged against
  * the pins file in the same turn (RegistryService calls back before any reader runs); a tool that
  * has no approved pin or whose definition changed is quarantined in `enforce` mode (hidden from
  * `find_tool`, its calls `blocked`) and only marked in `warn` mode. Every backend is also listed
@@ -119,7 +120,7 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
     try {
       read = readPinsFile(this.config.pinsFile!);
     } catch (err) {
-      this.logger.error({ msg: 'pins file not applied', error: (err as Error).message });
+      this.logger.error({ msg: 'pins file not applied', error: messageOf(err) });
       return false;
     }
     return this.takeUp(read);
@@ -144,9 +145,9 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   /**
    * Judges a backend's catalog against the pins file as it is now, and records what is new in it,
    * under the pins lock: the file is read, judged against and written in one step, so a CLI
-   * approval made meanwhile is neither missed nor overwritten (issue 14). Without the lock (held
-   * too long) or a readable file, the catalog is judged against the pins in memory and the file is
-   * left alone; the next review writes what is new.
+   * approval made meanwhile is neither missed nor overwritten. Without the lock (held too long) or
+   * a readable file, the catalog is judged against the pins in memory and the file is left alone;
+   * the next review writes what is new.
    */
   private review(backend: string, tools: readonly CatalogTool[]): void {
     const seen: SeenTool[] = tools.map((tool) => {
@@ -164,7 +165,7 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
       if (text !== undefined) this.lastText = text;
     } catch (err) {
       // The verdicts stand either way (they are in memory); only the record for review waits.
-      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: (err as Error).message });
+      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: messageOf(err) });
     }
     judged ??= this.judge(backend, seen);
     this.doc = judged.doc;

@@ -40,7 +40,7 @@ export function mayCall(principal: Principal, backend: string, tool: string, com
 }
 
 /**
- * Whether `principal` may call `backend:tool` through `invoke_tool` (issue 14): the same first
+ * Whether `principal` may call `backend:tool` through `invoke_tool`: the same first
  * matching rule decides, by its `write` globs, which are separate from `allow`. With no `access`
  * block (auth mode `none` only) the operator's `writes.allow` alone decides, as `allow` does for reads.
  */

@@ -19,7 +19,7 @@ export interface AuditEvent {
   correlationId?: string;
   /** The W3C `traceparent` header the client sent, when well-formed. */
   traceparent?: string;
-  /** A write's confirmation (issue 14): the id of the token issued or used; never the token. */
+  /** A write's confirmation (`invoke_tool`): the id of the token issued or used; never the token. */
   confirmationId?: string;
   /** The MCP protocol version the client's `tools/call` was served in (docs/protocol-eras.md). */
   protocolVersion?: string;
@@ -35,7 +35,7 @@ export interface AuthFailureEvent {
 }
 
 /**
- * A change of trust in a tool (issue 14): quarantined (no approved pin, or a definition changed
+ * A change of trust in a tool (the trust pins): quarantined (no approved pin, or a definition changed
  * since approval), approved (pinned), or released (its definition is back to the approved one).
  */
 export interface TrustAuditEvent {
@@ -44,8 +44,11 @@ export interface TrustAuditEvent {
   tool: string;
   /** SHA-256 (hex) of the definition concerned. */
   sha256: string;
-  /** quarantine: `unpinned` or `changed`; approve: who approved. */
-  reason: string;
+  /**
+   * quarantine: `unpinned` or `changed`; approve: who approved, absent for a pin added to the file
+   * by hand that names nobody.
+   */
+  reason?: string;
   /** The trust mode: in `warn` a quarantine is only reported, the tool stays callable. */
   mode: string;
 }
@@ -67,7 +70,7 @@ const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{
 export function auditLine(event: AuditEvent, timeMs: number): string {
   return JSON.stringify({
     time: new Date(timeMs).toISOString(),
-    // A call through invoke_tool may change something: its lines are told apart (issue 14).
+    // A call through invoke_tool may change something: its lines are told apart from reads.
     kind: event.entrypoint === 'invoke_tool' ? 'write' : 'call',
     principal: event.principal,
     entrypoint: event.entrypoint,
@@ -92,7 +95,7 @@ export function trustLine(event: TrustAuditEvent, timeMs: number): string {
     backend: event.backend.slice(0, MAX_BACKEND_CHARS),
     tool: event.tool.slice(0, MAX_TOOL_CHARS),
     sha256: /^[0-9a-f]{64}$/.test(event.sha256) ? event.sha256 : null,
-    reason: event.reason.slice(0, MAX_TOOL_CHARS),
+    reason: event.reason?.slice(0, MAX_TOOL_CHARS),
     mode: event.mode,
   });
 }

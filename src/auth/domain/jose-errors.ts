@@ -1,3 +1,4 @@
+import { isJsonObject, type JsonObject } from '../../common/json-object';
 import type { AuthFailureReason } from '../auth.types';
 
 /**
@@ -5,7 +6,8 @@ import type { AuthFailureReason } from '../auth.types';
  * (and, for claim failures, `claim` and `reason`), never from its message.
  */
 export function reasonOfJoseError(err: unknown): AuthFailureReason {
-  const { code, claim, reason } = (err ?? {}) as { code?: unknown; claim?: unknown; reason?: unknown };
+  const fields: JsonObject = isJsonObject(err) ? err : {};
+  const { code, claim, reason } = fields;
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return 'expired';

@@ -43,7 +43,7 @@ export function readiness(
 }
 
 /**
- * The rate-limit store (issue 15). Always ready: a Redis outage is handled by its failure policy
+ * The rate-limit store. Always ready: a Redis outage is handled by its failure policy
  * on every replica at once, and taking them all out of the Service would turn a degraded rate
  * limit into an outage. The detail says what calls get meanwhile.
  */

@@ -26,7 +26,8 @@ test('ids come back as sent; unsafe or overlong ids are refused', () => {
 });
 
 test('plain checks give the SDK schemas\' verdicts on requests and notifications', () => {
-  // The zod schemas parseIncoming used before (issue #5): every shape below must be judged alike.
+  // The SDK's zod schemas, which parseIncoming's plain checks stand in for on the hot path: every
+  // shape below must be judged alike.
   const expected = (message: Record<string, unknown>): string => {
     if ('id' in message) return JSONRPCRequestSchema.safeParse(message).success ? 'request' : 'invalid';
     return JSONRPCNotificationSchema.safeParse(message).success ? 'notification' : 'invalid';

@@ -1,10 +1,20 @@
 import { ErrorCode, JSONRPC_VERSION, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonObject, type JsonObject } from '../../common/json-object';
 
 export type RequestId = string | number;
 
+/**
+ * A request's `params` once the envelope is checked: an object whose `_meta`, when present, is an
+ * object too. Every other field is the method's to judge.
+ */
+export interface RequestParams {
+  readonly [field: string]: unknown;
+  readonly _meta?: JsonObject;
+}
+
 /** What one POSTed body turned out to be. */
 export type Incoming =
-  | { kind: 'request'; id: RequestId; method: string; params: Record<string, unknown> }
+  | { kind: 'request'; id: RequestId; method: string; params: RequestParams }
   | { kind: 'notification'; method: string }
   | { kind: 'response' }
   | { kind: 'invalid'; id: RequestId | null; code: ErrorCode.ParseError | ErrorCode.InvalidRequest; message: string };
@@ -36,10 +46,11 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 
 /**
  * Classifies a POSTed body as the SDK's own message schemas would (`JSONRPCRequestSchema`,
- * `JSONRPCNotificationSchema`), with plain checks instead of zod: only the kind of message matters
- * here, and zod's `safeParse` was the largest cost of this function (issue #5, BENCHMARKS item 6).
- * The spec pins the two to the same verdicts. JSON-RPC batch arrays are refused: the 2025-06-18
- * revision of the MCP transport removed them, and one body then stays one answer.
+ * `JSONRPCNotificationSchema`), with plain checks instead of zod: it runs on every request, and
+ * zod's `safeParse` was the largest cost of this function (BENCHMARKS.md, item 6). The spec pins
+ * the two to the same verdicts over several hundred shapes; what passes comes out typed
+ * (`RequestParams`). JSON-RPC batch arrays are refused: the 2025-06-18 revision of the MCP
+ * transport removed them, and one body then stays one answer.
  */
 export function parseIncoming(body: string): Incoming {
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
@@ -54,12 +65,11 @@ export function parseIncoming(body: string): Incoming {
   if (Array.isArray(message)) {
     return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batch arrays are not supported' };
   }
-  if (message === null || typeof message !== 'object') {
+  if (!isJsonObject(message)) {
     return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC message' };
   }
-  const fields = message as Record<string, unknown>;
-  const id = validId(fields.id);
-  if ('id' in fields && id === null) {
+  const id = validId(message.id);
+  if ('id' in message && id === null) {
     return {
       kind: 'invalid',
       id: null,
@@ -67,16 +77,17 @@ export function parseIncoming(body: string): Incoming {
       message: `Invalid Request: id must be a string of at most ${MAX_ID_CHARS} characters or a safe integer`,
     };
   }
-  const { method } = fields;
+  const { method } = message;
   if (id !== null && typeof method === 'string') {
-    if (!isWellFormed(fields, REQUEST_FIELDS)) return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 request' };
-    return { kind: 'request', id, method, params: (fields.params ?? {}) as Record<string, unknown> };
+    const params = wellFormedParams(message, REQUEST_FIELDS);
+    if (params === undefined) return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 request' };
+    return { kind: 'request', id, method, params };
   }
   if (id === null && typeof method === 'string') {
-    if (!isWellFormed(fields, NOTIFICATION_FIELDS)) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 notification' };
+    if (wellFormedParams(message, NOTIFICATION_FIELDS) === undefined) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 notification' };
     return { kind: 'notification', method };
   }
-  if (id !== null && fields.jsonrpc === '2.0' && ('result' in fields || 'error' in fields)) return { kind: 'response' };
+  if (id !== null && message.jsonrpc === '2.0' && ('result' in message || 'error' in message)) return { kind: 'response' };
   return { kind: 'invalid', id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message' };
 }
 
@@ -87,25 +98,24 @@ const NOTIFICATION_FIELDS: ReadonlySet<string> = new Set(['jsonrpc', 'method', '
  * What the SDK's strict request and notification schemas check beyond `id` and `method` (which the
  * caller has checked): `jsonrpc: "2.0"`, no other top-level field, and `params`, when present, an
  * object whose `_meta`, when present, is an object with a well-typed `progressToken` and related
- * task. Other params fields are the method's to judge.
+ * task. The params when all holds (a fresh empty object for none), else undefined.
  */
-function isWellFormed(fields: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
-  if (fields.jsonrpc !== JSONRPC_VERSION) return false;
-  for (const key of Object.keys(fields)) if (!allowed.has(key)) return false;
+function wellFormedParams(fields: JsonObject, allowed: ReadonlySet<string>): RequestParams | undefined {
+  if (fields.jsonrpc !== JSONRPC_VERSION) return undefined;
+  for (const key of Object.keys(fields)) if (!allowed.has(key)) return undefined;
   const { params } = fields;
-  if (params === undefined) return true;
-  if (!isRecord(params)) return false;
+  if (params === undefined) return {};
+  return isJsonObject(params) && isRequestParams(params) ? params : undefined;
+}
+
+function isRequestParams(params: JsonObject): params is RequestParams {
   const meta = params._meta;
   if (meta === undefined) return true;
-  if (!isRecord(meta)) return false;
+  if (!isJsonObject(meta)) return false;
   const token = meta.progressToken;
   if (token !== undefined && typeof token !== 'string' && !(typeof token === 'number' && Number.isSafeInteger(token))) return false;
   const related = meta[RELATED_TASK_META_KEY];
-  return related === undefined || (isRecord(related) && typeof related.taskId === 'string');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return related === undefined || (isJsonObject(related) && typeof related.taskId === 'string');
 }
 
 function validId(id: unknown): RequestId | null {

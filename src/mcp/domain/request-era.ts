@@ -1,3 +1,4 @@
+import type { RequestParams } from './jsonrpc';
 import { isModernVersion, PROTOCOL_VERSION_HEADER, PROTOCOL_VERSIONS } from './protocol-versions';
 
 /** Reserved `_meta` keys of a 2026-07-28 request (spec 2026-07-28, "Base Protocol", `_meta`). */
@@ -48,9 +49,9 @@ export type EraSelection = { era: 'legacy' } | { era: 'modern'; version: string 
  *   request). `Mcp-Method`/`Mcp-Name` are not required there, but a present one must match the
  *   body all the same: an intermediary may have routed on it.
  */
-export function selectEra(headers: HeaderBag, method: string, params: Record<string, unknown>): EraSelection {
+export function selectEra(headers: HeaderBag, method: string, params: RequestParams): EraSelection {
   const headerVersion = headers[PROTOCOL_VERSION_HEADER];
-  const meta = params._meta as Record<string, unknown> | undefined;
+  const meta = params._meta;
   const claimed = meta?.[PROTOCOL_VERSION_META_KEY];
   if (claimed === undefined) {
     if (headerVersion !== undefined && method !== 'initialize') {
@@ -83,7 +84,7 @@ export function notificationVersionProblem(headers: HeaderBag): EraRefusal | und
 }
 
 /** `Mcp-Method` and `Mcp-Name` against the body; `required` in the modern era. */
-function mirroredHeadersProblem(headers: HeaderBag, method: string, params: Record<string, unknown>, required: boolean): EraRefusal | undefined {
+function mirroredHeadersProblem(headers: HeaderBag, method: string, params: RequestParams, required: boolean): EraRefusal | undefined {
   const methodHeader = headers[METHOD_HEADER];
   if (methodHeader === undefined) {
     if (required) return mismatch('the Mcp-Method header is missing');

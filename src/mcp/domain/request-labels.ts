@@ -1,3 +1,4 @@
+import type { RequestParams } from './jsonrpc';
 import { PROTOCOL_VERSIONS, PROTOCOL_VERSION_HEADER } from './protocol-versions';
 import { PROTOCOL_VERSION_META_KEY, type HeaderBag } from './request-era';
 
@@ -31,9 +32,8 @@ const METHOD_INDEX: ReadonlyMap<string, number> = new Map(METHOD_LABELS.map((met
  * version is its `params.protocolVersion` (the header is not read there, spec 2025-06-18
  * "Protocol Version Header"). Undefined when it claims none. Plain lookups: it runs on every message.
  */
-export function claimedVersion(headers: HeaderBag, method: string, params: Record<string, unknown> | undefined): unknown {
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  const claimed = meta?.[PROTOCOL_VERSION_META_KEY];
+export function claimedVersion(headers: HeaderBag, method: string, params: RequestParams | undefined): unknown {
+  const claimed = params?._meta?.[PROTOCOL_VERSION_META_KEY];
   if (claimed !== undefined) return claimed;
   return method === 'initialize' ? params?.protocolVersion : headers[PROTOCOL_VERSION_HEADER];
 }

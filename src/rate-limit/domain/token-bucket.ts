@@ -86,7 +86,7 @@ export type ReserveAllResult =
   | { ok: false; index: number; waitMs: number };
 
 /**
- * Takes `cost` tokens from every bucket of a call, or from none (architecture §7, issue 15): a call
+ * Takes `cost` tokens from every bucket of a call, or from none (architecture §7): a call
  * that one bucket refuses takes nothing from the others, so a busy backend never drains the
  * global or a principal's budget for calls that do not happen. The Redis store's Lua script
  * computes exactly this.
@@ -114,7 +114,7 @@ export function idleMs(bucket: Bucket, params: BucketParams): number {
 
 /**
  * One replica's share of a cluster-wide bucket, for when the shared store cannot answer (fail
- * open, issue 15): with `replicas` replicas each allowing this, the cluster stays within the
+ * open): with `replicas` replicas each allowing this, the cluster stays within the
  * configured rate and burst. The burst never drops below one token, or no call could ever go.
  */
 export function shareOf(params: BucketParams, replicas: number): BucketParams {

@@ -1,40 +1,65 @@
-import type { ToolDefinition } from './pin';
-
-/** An approved definition of one tool. */
-export interface PinEntry {
-  backend: string;
-  tool: string;
-  sha256: string;
-  /** ISO time the router first saw this tool. */
-  firstSeen: string;
-  /** Who approved it: `approveNewBackends`, or the name given to the approval. */
-  approvedBy: string;
-  approvedAt: string;
-  /** The approved definition, so a change can be shown as a diff. */
-  definition: ToolDefinition;
-}
-
-/** A definition the router saw that has no approved pin (a new tool, or a changed one). */
-export interface PendingEntry {
-  backend: string;
-  tool: string;
-  sha256: string;
-  reason: 'new' | 'changed';
-  /** ISO time this definition was first seen. */
-  seenAt: string;
-  definition: ToolDefinition;
-}
-
-/** The pins file: pretty JSON, one entry per tool, sorted by backend then tool, so diffs read well. */
-export interface PinsDocument {
-  version: 1;
-  pins: PinEntry[];
-  pending: PendingEntry[];
-}
-
-export const EMPTY_PINS: PinsDocument = { version: 1, pins: [], pending: [] };
+import { z } from 'zod';
 
 const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * What the router needs of every entry: whose tool it is and its hash. The definition is only
+ * shown (as a diff) and written back, never read field by field, so any JSON object stands.
+ */
+const entryKey = {
+  backend: z.string(),
+  tool: z.string(),
+  sha256: z.string().regex(SHA256),
+};
+const definition = z.custom<object>((value) => value !== null && typeof value === 'object');
+/**
+ * A field the router writes but does not rely on. The file may be edited by hand (an approval
+ * made without the CLI), so one that is missing or of another type leaves the entry valid; only
+ * the odd value is dropped.
+ */
+const note = z.string().optional().catch(undefined);
+
+/**
+ * An approved definition of one tool. Loose, and in the order the router writes the fields, so a
+ * field someone added by hand survives a rewrite.
+ */
+const PinEntrySchema = z.looseObject({
+  ...entryKey,
+  /** ISO time the router first saw this tool. */
+  firstSeen: note,
+  /** Who approved it: `approveNewBackends`, or the name given to the approval. */
+  approvedBy: note,
+  approvedAt: note,
+  /** The approved definition, so a change can be shown as a diff. */
+  definition,
+});
+
+/** A definition the router saw that has no approved pin (a new tool, or a changed one). */
+const PendingEntrySchema = z.looseObject({
+  ...entryKey,
+  reason: z.enum(['new', 'changed']).optional().catch(undefined),
+  /** ISO time this definition was first seen. */
+  seenAt: note,
+  definition,
+});
+
+const PinsFileSchema = z.object({
+  version: z.literal(1),
+  pins: z.array(PinEntrySchema),
+  // A file from before any pending entry was recorded has none.
+  pending: z
+    .array(PendingEntrySchema)
+    .nullish()
+    .transform((entries) => entries ?? []),
+});
+
+export type PinEntry = z.infer<typeof PinEntrySchema>;
+export type PendingEntry = z.infer<typeof PendingEntrySchema>;
+
+/** The pins file: pretty JSON, one entry per tool, sorted by backend then tool, so diffs read well. */
+export type PinsDocument = z.infer<typeof PinsFileSchema>;
+
+export const EMPTY_PINS: PinsDocument = { version: 1, pins: [], pending: [] };
 
 /** Parses a pins file; throws an Error naming the first bad entry (the text itself is not echoed). */
 export function parsePins(text: string): PinsDocument {
@@ -44,30 +69,21 @@ export function parsePins(text: string): PinsDocument {
   } catch {
     throw new Error('the pins file is not valid JSON');
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('the pins file must be a JSON object with `pins`');
-  const doc = raw as Record<string, unknown>;
-  if (doc.version !== 1) throw new Error('the pins file has an unknown `version` (expected 1)');
-  const pins = entries(doc.pins, 'pins');
-  const pending = entries(doc.pending ?? [], 'pending');
-  return { version: 1, pins: pins as unknown as PinEntry[], pending: pending as unknown as PendingEntry[] };
+  const parsed = PinsFileSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(problemOf(parsed.error.issues[0].path));
+  return parsed.data;
 }
 
-function entries(value: unknown, field: string): Record<string, unknown>[] {
-  if (!Array.isArray(value)) throw new Error(`the pins file's \`${field}\` must be an array`);
-  value.forEach((entry: unknown, i) => {
-    const e = entry as Record<string, unknown> | null;
-    const ok =
-      e !== null &&
-      typeof e === 'object' &&
-      typeof e.backend === 'string' &&
-      typeof e.tool === 'string' &&
-      typeof e.sha256 === 'string' &&
-      SHA256.test(e.sha256) &&
-      e.definition !== null &&
-      typeof e.definition === 'object';
-    if (!ok) throw new Error(`the pins file's \`${field}[${i}]\` needs backend, tool, a 64-hex-digit sha256 and definition`);
-  });
-  return value as Record<string, unknown>[];
+/**
+ * What is wrong, from where the first problem is: zod reports fields in the schema's order and
+ * entries in the file's, so this is the first rule the file breaks.
+ */
+function problemOf(path: readonly PropertyKey[]): string {
+  const [field, index] = path;
+  if (field === undefined) return 'the pins file must be a JSON object with `pins`';
+  if (field === 'version') return 'the pins file has an unknown `version` (expected 1)';
+  if (typeof index === 'number') return `the pins file's \`${String(field)}[${index}]\` needs backend, tool, a 64-hex-digit sha256 and definition`;
+  return `the pins file's \`${String(field)}\` must be an array`;
 }
 
 /** The file's text: entries sorted by backend then tool, two-space indented, newline-terminated. */
