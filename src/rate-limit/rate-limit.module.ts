@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
 import { ROUTER_CONFIG } from '../config/config.tokens';
 import type { RouterConfig } from '../config/config.types';
+import { MetricsModule } from '../metrics/metrics.module';
 import { MemoryBucketStore } from './memory-bucket.store';
+import { RateLimitMetrics } from './rate-limit.metrics';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { RateLimitService } from './rate-limit.service';
 import { SLEEP, timerSleep } from './rate-limit.tokens';
 import { RedisBucketStore } from './redis-bucket.store';
 
-/** The store the config names, chosen once at boot (`rateLimit.store`, issue 15). */
+/** The store the config names (`rateLimit.store`), chosen once at boot. */
 function storeFor(config: RouterConfig, clock: Clock): RateLimitStore {
   const store = config.rateLimitStore ?? { kind: 'memory' };
   switch (store.kind) {
@@ -25,8 +27,10 @@ function storeFor(config: RouterConfig, clock: Clock): RateLimitStore {
  * ConfigModule. The Redis store connects at module init and disconnects at module destroy.
  */
 @Module({
+  imports: [MetricsModule],
   providers: [
     RateLimitService,
+    RateLimitMetrics,
     { provide: RATE_LIMIT_STORE, inject: [ROUTER_CONFIG, CLOCK], useFactory: storeFor },
     { provide: CLOCK, useValue: systemClock },
     { provide: SLEEP, useValue: timerSleep },
