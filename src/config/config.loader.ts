@@ -6,6 +6,17 @@ import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './config.errors';
 import {
+  BACKEND_DEFAULTS,
+  DEFAULT_MAX_WAIT_MS,
+  EMBEDDINGS_DEFAULTS,
+  HTTP_BACKEND_DEFAULTS,
+  READ_ONLY_POLICY_DEFAULTS,
+  REDIS_STORE_DEFAULTS,
+  STDIO_BACKEND_DEFAULTS,
+  WRITES_DEFAULTS,
+} from './config.defaults';
+import {
+  BACKEND_TRANSPORTS,
   FileConfigDto,
   type GlobalRateLimitDto,
   HttpBackendDto,
@@ -15,6 +26,7 @@ import {
   type RateLimitDto,
 } from './config.schema';
 import type { BackendConfig, DiscoveryConfig, RateLimitSettings, RateLimitStoreConfig, RouterConfig } from './config.types';
+import { withDefaults } from './domain/defaults';
 import { readEnvSettings } from './domain/env-settings';
 import { expandEnv } from './domain/expand-env';
 import { buildSecurity } from './domain/security-settings';
@@ -24,10 +36,6 @@ import { trustSettings } from './domain/trust-settings';
 export const DEMO_CONFIG_PATH = resolve(__dirname, '../../../config/demo.yaml');
 
 const BACKEND_NAME = /^[a-z][a-z0-9-]{0,62}$/;
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_WAIT_MS = 10_000;
-/** Shared-store defaults (issue 15). The hash tag `{…}` puts every bucket in one Redis Cluster slot. */
-const REDIS_DEFAULTS = { keyPrefix: 'centralmcp-router:{rate-limit}:', connectTimeoutMs: 2_000, commandTimeoutMs: 250, fail: 'open', replicas: 1 } as const;
 /** The router's variables a stdio child inherits (architecture §3); everything else must be configured. */
 const INHERITED_VARIABLES = ['PATH', 'HOME'] as const;
 
@@ -56,37 +64,22 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   const inheritedEnv = Object.fromEntries(
     INHERITED_VARIABLES.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key] as string]])),
   );
-  const config = buildConfig(value, dirname(path), inheritedEnv, settings.host, problems);
+  const config = buildConfig(value, dirname(path), inheritedEnv, settings.http.host, problems);
   if (problems.length > 0 || !config) throw new ConfigError(problems);
   return {
-    http: {
-      host: settings.host,
-      port: settings.port,
-      bodyLimitBytes: settings.bodyLimitBytes,
-      requestTimeoutMs: settings.requestTimeoutMs,
-      allowedHosts: settings.allowedHosts,
-      allowedOrigins: settings.allowedOrigins,
-      ...(settings.metricsPort !== undefined ? { metricsPort: settings.metricsPort } : {}),
-    },
-    budgets: {
-      responseMaxBytes: settings.responseMaxBytes,
-      responseMaxItems: settings.responseMaxItems,
-      batchResponseMaxBytes: settings.batchResponseMaxBytes,
-    },
+    http: settings.http,
+    budgets: settings.budgets,
     // Without a configured secret each process signs with its own random key: cursors then work
     // only on the replica that issued them and die with it (architecture §3).
     cursor: {
-      ttlSeconds: settings.cursorTtlSeconds,
-      secret: settings.cursorSecret ? Buffer.from(settings.cursorSecret, 'utf8') : randomBytes(32),
+      ttlSeconds: settings.cursor.ttlSeconds,
+      secret: settings.cursor.secret ? Buffer.from(settings.cursor.secret, 'utf8') : randomBytes(32),
     },
     logLevel: settings.logLevel,
-    lifecycle: { drainTimeoutMs: settings.drainTimeoutMs },
+    lifecycle: settings.lifecycle,
     ...config,
   };
 }
-
-/** The backend transports, in the order the message lists them. */
-const TRANSPORTS = ['stdio', 'http', 'sse'];
 
 /** class-validator rules that check a value's type: when one fails, the bounds after it say nothing more. */
 const TYPE_RULES = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'isIn', 'isUrl', 'nestedValidation']);
@@ -127,32 +120,22 @@ function buildConfig(
   }
   return {
     backends,
-    policy: { readOnly: { allow: file.policy?.readOnly?.allow ?? [], deny: file.policy?.readOnly?.deny ?? [] } },
+    policy: { readOnly: withDefaults(file.policy?.readOnly, READ_ONLY_POLICY_DEFAULTS) },
     rateLimit: globalRateLimitOf(file.rateLimit, problems),
     rateLimitStore: storeOf(file.rateLimit, problems),
     principalRateLimit: rateLimitOf(file.principalRateLimit),
     ...buildSecurity(file, listenHost, configDir, problems),
     discovery: discoveryOf(file.discovery, problems),
     trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
-    writes: { enabled: file.writes?.enabled === true, allow: file.writes?.allow ?? [], deny: file.writes?.deny ?? [] },
+    writes: withDefaults(file.writes, WRITES_DEFAULTS),
   };
 }
-
-/** Embeddings defaults: a query waits 2 s at most; tool batches run in the background, so longer. */
-const DEFAULT_EMBEDDINGS = { timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 32 } as const;
 
 function discoveryOf(dto: DiscoveryDto | undefined, problems: string[]): DiscoveryConfig {
   const embeddings = dto?.embeddings;
   if (embeddings === undefined) return {};
   return {
-    embeddings: {
-      url: embeddings.url,
-      model: embeddings.model,
-      headers: stringMap(embeddings.headers, 'discovery.embeddings.headers', problems),
-      timeoutMs: embeddings.timeoutMs ?? DEFAULT_EMBEDDINGS.timeoutMs,
-      batchTimeoutMs: embeddings.batchTimeoutMs ?? DEFAULT_EMBEDDINGS.batchTimeoutMs,
-      batchSize: embeddings.batchSize ?? DEFAULT_EMBEDDINGS.batchSize,
-    },
+    embeddings: { ...withDefaults(embeddings, EMBEDDINGS_DEFAULTS), headers: stringMap(embeddings.headers, 'discovery.embeddings.headers', problems) },
   };
 }
 
@@ -172,11 +155,11 @@ function buildBackend(
   const transport = (raw as { transport?: unknown }).transport;
   // The transport decides which other fields apply: judged first, and alone, so a typo in it is
   // one message rather than a list of fields "missing" for the wrong transport.
-  if (!TRANSPORTS.includes(transport as string)) {
+  if (!BACKEND_TRANSPORTS.includes(transport as BackendDto['transport'])) {
     problems.push(
       transport === undefined
-        ? `${at}.transport: is required (one of ${TRANSPORTS.join(', ')})`
-        : `${at}.transport: must be one of ${TRANSPORTS.join(', ')} (got ${JSON.stringify(transport)})`,
+        ? `${at}.transport: is required (one of ${BACKEND_TRANSPORTS.join(', ')})`
+        : `${at}.transport: must be one of ${BACKEND_TRANSPORTS.join(', ')} (got ${JSON.stringify(transport)})`,
     );
     return undefined;
   }
@@ -185,22 +168,15 @@ function buildBackend(
   const found = describe(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
   problems.push(...found);
   if (found.length > 0) return undefined;
-  const common = {
-    name,
-    required: dto.required ?? true,
-    timeoutMs: dto.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    rateLimit: rateLimitOf(dto.rateLimit),
-  };
   if (dto instanceof StdioBackendDto) {
-    const env = stringMap(dto.env, `${at}.env`, problems);
     // Relative paths in a backend's command line are relative to the config file, as an operator
     // writing the file would read them.
     return {
-      ...common,
+      name,
+      ...withDefaults(dto, { ...BACKEND_DEFAULTS, ...STDIO_BACKEND_DEFAULTS }),
       transport: 'stdio',
-      command: dto.command,
-      args: dto.args ?? [],
-      env,
+      rateLimit: rateLimitOf(dto.rateLimit),
+      env: stringMap(dto.env, `${at}.env`, problems),
       inheritedEnv,
       cwd: resolve(configDir, dto.cwd ?? '.'),
       era: dto.era ?? 'auto',
@@ -213,12 +189,15 @@ function buildBackend(
     problems.push(`${at}.era: transport sse speaks only the legacy era (got ${JSON.stringify(http.era)}); use transport http for a 2026-07-28 backend`);
     return undefined;
   }
+  const { era, ...fields } = withDefaults(http, { ...BACKEND_DEFAULTS, ...HTTP_BACKEND_DEFAULTS });
   return {
-    ...common,
+    name,
+    ...fields,
     transport: http.transport as 'http' | 'sse',
-    url: http.url,
+    rateLimit: rateLimitOf(dto.rateLimit),
     headers: stringMap(http.headers, `${at}.headers`, problems),
-    ...(http.transport === 'http' ? { era: http.era ?? 'auto' } : {}),
+    // An sse backend is always legacy, and its config says nothing of eras.
+    ...(http.transport === 'http' ? { era: era ?? 'auto' } : {}),
   };
 }
 
@@ -259,15 +238,7 @@ function storeOf(dto: GlobalRateLimitDto | undefined, problems: string[]): RateL
     problems.push('rateLimit.redis: required with rateLimit.store: redis (at least its url)');
     return { kind: 'memory' };
   }
-  return {
-    kind: 'redis',
-    url: redis.url,
-    keyPrefix: redis.keyPrefix ?? REDIS_DEFAULTS.keyPrefix,
-    connectTimeoutMs: redis.connectTimeoutMs ?? REDIS_DEFAULTS.connectTimeoutMs,
-    commandTimeoutMs: redis.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs,
-    fail: redis.fail ?? REDIS_DEFAULTS.fail,
-    replicas: redis.replicas ?? REDIS_DEFAULTS.replicas,
-  };
+  return { kind: 'redis', ...withDefaults(redis, REDIS_STORE_DEFAULTS) };
 }
 
 /**

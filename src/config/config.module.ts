@@ -11,13 +11,23 @@ import {
   HTTP_CONFIG,
   LIFECYCLE_CONFIG,
   POLICY_CONFIG,
-  ROUTER_CONFIG,
+  RATE_LIMIT_CONFIG,
+  RATE_LIMIT_STORE_CONFIG,
   TRUST_CONFIG,
   WRITES_CONFIG,
 } from './config.tokens';
-import type { AccessConfig, AuditConfig, AuthConfig, DiscoveryConfig, LifecycleConfig, RouterConfig, TrustConfig, WritesConfig } from './config.types';
+import { TRUST_DEFAULTS, WRITES_DEFAULTS } from './config.defaults';
+import type {
+  AccessConfig,
+  AuditConfig,
+  AuthConfig,
+  DiscoveryConfig,
+  LifecycleConfig,
+  RateLimitConfig,
+  RateLimitStoreConfig,
+  RouterConfig,
+} from './config.types';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
-import { DEFAULT_RELIST_SECONDS } from './domain/trust-settings';
 
 /**
  * Reads the environment and the config file. The only place in the code base that reads
@@ -34,8 +44,7 @@ const DEFAULT_AUTH: AuthConfig = { mode: 'none', allowInsecure: false };
 const DEFAULT_ACCESS: AccessConfig = {};
 const DEFAULT_AUDIT: AuditConfig = { sink: 'stdout' };
 const DEFAULT_DISCOVERY: DiscoveryConfig = {};
-const DEFAULT_WRITES: WritesConfig = { enabled: false, allow: [], deny: [] };
-const DEFAULT_TRUST: TrustConfig = { mode: 'off', approveNewBackends: false, relistSeconds: DEFAULT_RELIST_SECONDS };
+const DEFAULT_STORE: RateLimitStoreConfig = { kind: 'memory' };
 
 /** Provides the validated config and its slices. Global: every module reads config, none owns it. */
 @Global()
@@ -47,19 +56,21 @@ export class ConfigModule {
       { provide: BUDGET_CONFIG, useValue: config.budgets },
       { provide: CURSOR_CONFIG, useValue: config.cursor },
       { provide: BACKENDS_CONFIG, useValue: config.backends },
+      { provide: RATE_LIMIT_CONFIG, useValue: { rateLimit: config.rateLimit, principalRateLimit: config.principalRateLimit } satisfies RateLimitConfig },
+      { provide: RATE_LIMIT_STORE_CONFIG, useValue: config.rateLimitStore ?? DEFAULT_STORE },
       { provide: POLICY_CONFIG, useValue: config.policy },
       { provide: LIFECYCLE_CONFIG, useValue: config.lifecycle ?? DEFAULT_LIFECYCLE },
       { provide: AUTH_CONFIG, useValue: config.auth ?? DEFAULT_AUTH },
       { provide: ACCESS_CONFIG, useValue: config.access ?? DEFAULT_ACCESS },
       { provide: AUDIT_CONFIG, useValue: config.audit ?? DEFAULT_AUDIT },
       { provide: DISCOVERY_CONFIG, useValue: config.discovery ?? DEFAULT_DISCOVERY },
-      { provide: TRUST_CONFIG, useValue: config.trust ?? DEFAULT_TRUST },
-      { provide: WRITES_CONFIG, useValue: config.writes ?? DEFAULT_WRITES },
+      { provide: TRUST_CONFIG, useValue: config.trust ?? TRUST_DEFAULTS },
+      { provide: WRITES_CONFIG, useValue: config.writes ?? WRITES_DEFAULTS },
     ];
     return {
       module: ConfigModule,
-      providers: [{ provide: ROUTER_CONFIG, useValue: config }, ...slices],
-      exports: [ROUTER_CONFIG, ...slices.map((s) => s.provide)],
+      providers: slices,
+      exports: slices.map((s) => s.provide),
     };
   }
 }

@@ -1,85 +1,74 @@
-/** Typed, validated router configuration (architecture §3). Built once at boot by `loadConfig`. */
-
-export interface RateLimitSettings {
-  ratePerSecond: number;
-  burst: number;
-  /** Longest wait for a token; a backend's own, else the global bucket's, else 10000 (architecture §7). */
-  maxWaitMs?: number;
-}
+import type {
+  API_KEY_DEFAULTS,
+  BACKEND_DEFAULTS,
+  EMBEDDINGS_DEFAULTS,
+  HTTP_BACKEND_DEFAULTS,
+  JWT_DEFAULTS,
+  READ_ONLY_POLICY_DEFAULTS,
+  REDIS_STORE_DEFAULTS,
+  STDIO_BACKEND_DEFAULTS,
+  TRUST_DEFAULTS,
+  WRITES_DEFAULTS,
+} from './config.defaults';
+import type {
+  AccessRuleDto,
+  ApiKeyDto,
+  AuthDto,
+  BackendDto,
+  EmbeddingsDto,
+  HttpBackendDto,
+  JwtDto,
+  RateLimitDto,
+  ReadOnlyPolicyDto,
+  RedisStoreDto,
+  StdioBackendDto,
+  TrustDto,
+  WritesDto,
+} from './config.schema';
+import type { WithDefaults } from './domain/defaults';
 
 /**
- * Where rate-limit buckets live (architecture §7, issue 15). `memory`: in each replica, so N replicas
- * allow N times each rate. `redis`: in one Redis shared by every replica, so each rate is the
- * cluster's.
+ * Typed, validated router configuration (architecture §3). Built once at boot by `loadConfig`.
+ *
+ * The file's blocks are not declared here: each is its validated class in `config.schema.ts`
+ * (fields, bounds and meaning) with its defaults from `config.defaults.ts`, and the types below are
+ * derived from the two. What is declared here is only what the file does not hold: the settings
+ * read from the environment, the names and resolved paths the loader adds, and the unions it builds.
+ */
+
+export type RateLimitSettings = RateLimitDto;
+
+/**
+ * Where rate-limit buckets live (architecture §7). `memory`: in each replica, so N replicas allow N
+ * times each rate. `redis`: in one Redis shared by every replica, so each rate is the cluster's.
  */
 export type RateLimitStoreConfig = { kind: 'memory' } | ({ kind: 'redis' } & RedisStoreConfig);
+export type RedisStoreConfig = WithDefaults<RedisStoreDto, typeof REDIS_STORE_DEFAULTS>;
+export type RateLimitFailPolicy = RedisStoreConfig['fail'];
 
-/** What a call does while Redis cannot answer: use the per-replica share, or fail with `error`. */
-export type RateLimitFailPolicy = 'open' | 'closed';
-
-export interface RedisStoreConfig {
-  /** `redis://` or `rediss://` (TLS); user and password in the URL. Never logged. */
-  url: string;
-  /** Prefix of every bucket key, so several routers (or other tenants) can share one Redis. */
-  keyPrefix: string;
-  connectTimeoutMs: number;
-  /** A reservation not answered within this is a Redis failure (the failure policy applies). */
-  commandTimeoutMs: number;
-  fail: RateLimitFailPolicy;
-  /** Fail open: each replica then allows `rate / replicas` (and `burst / replicas`, at least 1). */
-  replicas: number;
-}
-
-interface BackendCommon {
+type BackendCommon = WithDefaults<Omit<BackendDto, 'transport'>, typeof BACKEND_DEFAULTS> & {
   /** Backend name, `[a-z][a-z0-9-]{0,62}`; the `server` of every tool it serves. */
   name: string;
-  /** Readiness waits for it. */
-  required: boolean;
-  /** Per-call timeout in milliseconds. */
-  timeoutMs: number;
-  rateLimit?: RateLimitSettings;
-}
+};
 
-export interface StdioBackendConfig extends BackendCommon {
-  transport: 'stdio';
-  command: string;
-  args: string[];
-  /** The child's configured environment (variables already expanded). */
-  env: Record<string, string>;
-  /**
-   * What the child inherits from the router: PATH (to find its interpreter) and HOME (for its
-   * caches), nothing else, so the router's own secrets never reach a backend. `env` overrides it.
-   */
-  inheritedEnv: Record<string, string>;
-  /** Working directory of the child; default: the router's. */
-  cwd?: string;
-  /** Absent means `auto`: probe each new child with `server/discover` (spec stdio "Backward Compatibility"). */
-  era?: BackendEra;
-}
+export type StdioBackendConfig = BackendCommon &
+  WithDefaults<Omit<StdioBackendDto, keyof BackendDto>, typeof STDIO_BACKEND_DEFAULTS> & {
+    transport: 'stdio';
+    /**
+     * What the child inherits from the router: PATH (to find its interpreter) and HOME (for its
+     * caches), nothing else, so the router's own secrets never reach a backend. `env` overrides it.
+     */
+    inheritedEnv: Record<string, string>;
+  };
 
-/**
- * Which MCP era the router speaks to a stdio or Streamable HTTP backend (docs/backend-eras.md):
- * `legacy` opens with `initialize` (2025-11-25 and before), `modern` speaks 2026-07-28 only, `auto`
- * probes with `server/discover` on each connection attempt and falls back to `initialize`.
- */
-export type BackendEra = 'auto' | 'legacy' | 'modern';
+export type BackendEra = NonNullable<StdioBackendDto['era']>;
 
-export interface HttpBackendConfig extends BackendCommon {
-  transport: 'http' | 'sse';
-  url: string;
-  headers: Record<string, string>;
-  /** Streamable HTTP only; absent means `auto`. An `sse` backend is always `legacy`. */
-  era?: BackendEra;
-}
+export type HttpBackendConfig = BackendCommon &
+  WithDefaults<Omit<HttpBackendDto, keyof BackendDto>, typeof HTTP_BACKEND_DEFAULTS> & { transport: 'http' | 'sse' };
 
 export type BackendConfig = StdioBackendConfig | HttpBackendConfig;
 
-export interface ReadOnlyPolicyConfig {
-  /** `backend:tool` glob patterns treated as read-only although not annotated so. */
-  allow: string[];
-  /** `backend:tool` glob patterns never callable through the read path; deny wins. */
-  deny: string[];
-}
+export type ReadOnlyPolicyConfig = WithDefaults<ReadOnlyPolicyDto, typeof READ_ONLY_POLICY_DEFAULTS>;
 
 export interface HttpConfig {
   host: string;
@@ -119,110 +108,36 @@ export interface LifecycleConfig {
   drainTimeoutMs: number;
 }
 
-/** Who the caller is (architecture §10). */
-export type AuthMode = 'none' | 'apiKeys' | 'jwt';
-
-/** JWS algorithms a JWT may be signed with: asymmetric only, so never `none` and never HS*. */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
-export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
-
-export interface ApiKeyConfig {
-  /** The identity the key authenticates (audit logs, cursor binding). Several keys may share one (rotation). */
-  principal: string;
-  /** SHA-256 of the key, 64 lower-case hex digits; the key itself is never configured. */
-  sha256: string;
-  groups: string[];
-}
-
-/** An OAuth 2.1 resource server's view of its authorization server. */
-export interface JwtConfig {
-  /** Exact `iss`; also the one entry of `authorization_servers` in the RFC 9728 metadata. */
-  issuer: string;
-  /** Exact `aud` (RFC 8707): this router's public /mcp URL, and the metadata's `resource`. */
-  audience: string;
-  jwksUri: string;
-  /** Claim holding the caller's groups: an array of strings or a space-separated string. */
-  groupsClaim: string;
-  algorithms: JwtAlgorithm[];
-  /** Skew allowed on `exp` and `nbf`. */
-  clockToleranceSeconds: number;
-}
+export type AuthMode = AuthDto['mode'];
+export type JwtAlgorithm = NonNullable<JwtDto['algorithms']>[number];
+export type ApiKeyConfig = WithDefaults<ApiKeyDto, typeof API_KEY_DEFAULTS>;
+export type JwtConfig = WithDefaults<JwtDto, typeof JWT_DEFAULTS>;
 
 export type AuthConfig =
   | { mode: 'none'; allowInsecure: boolean }
   | { mode: 'apiKeys'; allowInsecure: boolean; apiKeys: ApiKeyConfig[] }
   | { mode: 'jwt'; allowInsecure: boolean; jwt: JwtConfig };
 
-/** One access rule: for a principal in any of `groups` (`*`: every principal), these tools. */
-export interface AccessRule {
-  groups: string[];
-  /** `backend:tool` globs, as in `policy.readOnly`; an empty list denies everything to those groups. */
-  allow: string[];
-  /** `backend:tool` globs these groups may also call through `invoke_tool` (issue 14); default none. */
-  write?: string[];
-}
+export type AccessRule = AccessRuleDto;
 
 export interface AccessConfig {
   /** Undefined when the file has no `access` block: then only auth mode `none` may call anything. */
   rules?: AccessRule[];
 }
 
-/** Where audit lines go: one JSON line per backend call and per refused call. */
+/** `audit` once loaded: a file sink's path is absolute. */
 export type AuditConfig = { sink: 'stdout' } | { sink: 'file'; path: string };
 
-/**
- * An OpenAI-compatible `/v1/embeddings` endpoint for `find_tool`'s dense ranking (issue #10,
- * part 3). Optional: without it ranking is lexical only. The router never depends on it: a failed
- * or slow answer makes `find_tool` answer from the lexical ranking.
- */
-export interface EmbeddingsConfig {
-  /** Full URL of the embeddings endpoint, e.g. `http://ollama:11434/v1/embeddings`. */
-  url: string;
-  /** The `model` sent with every request. */
-  model: string;
-  /** Sent with every request (credentials: `${VAR}` expanded at boot, never logged). */
-  headers: Record<string, string>;
-  /** Deadline of one query's embedding; past it `find_tool` answers from the lexical ranking. */
-  timeoutMs: number;
-  /** Deadline of one batch of tool texts at catalog refresh (in the background). */
-  batchTimeoutMs: number;
-  /** Tool texts per request (TEI refuses more than 32 by default; OpenAI takes up to 2048). */
-  batchSize: number;
-}
+export type EmbeddingsConfig = WithDefaults<EmbeddingsDto, typeof EMBEDDINGS_DEFAULTS>;
 
-/** How `find_tool` ranks beyond its lexical ranking. */
 export interface DiscoveryConfig {
   embeddings?: EmbeddingsConfig;
 }
 
-/**
- * Pinned tool definitions (issue 14, part 1). `off`: definitions are taken as the backend says.
- * `warn`: a tool whose definition differs from its approved pin (or has none) is logged, counted and
- * marked in `find_tool`. `enforce`: such a tool is quarantined (hidden from `find_tool`, its calls
- * answer `blocked`).
- */
-export type TrustMode = 'off' | 'warn' | 'enforce';
+export type TrustMode = NonNullable<TrustDto['mode']>;
+export type TrustConfig = WithDefaults<TrustDto, typeof TRUST_DEFAULTS>;
 
-export interface TrustConfig {
-  mode: TrustMode;
-  /** The pins file (absolute); required unless mode is `off`. */
-  pinsFile?: string;
-  /** A backend with no pin at all has its first catalog approved as it is (bootstrapping). */
-  approveNewBackends: boolean;
-  /** Every backend's tools are listed again this often, so a change sent without `list_changed` is seen; 0: never. */
-  relistSeconds: number;
-}
-
-/**
- * The write path (issue 14, part 2): `invoke_tool` is published only when `enabled`, and calls only
- * tools matched by `allow` and not by `deny` (deny wins), for a caller whose access rule grants them.
- */
-export interface WritesConfig {
-  enabled: boolean;
-  /** `backend:tool` globs. */
-  allow: string[];
-  deny: string[];
-}
+export type WritesConfig = WithDefaults<WritesDto, typeof WRITES_DEFAULTS>;
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
@@ -233,10 +148,11 @@ export interface RouterConfig {
   logLevel: LogLevel;
   backends: BackendConfig[];
   policy: { readOnly: ReadOnlyPolicyConfig };
+  /** The global bucket; none when absent. Read it through RATE_LIMIT_CONFIG. */
   rateLimit?: RateLimitSettings;
-  /** Optional (default: memory); the loader always sets it. */
+  /** Optional (default: memory); the loader always sets it. Read it through RATE_LIMIT_STORE_CONFIG. */
   rateLimitStore?: RateLimitStoreConfig;
-  /** A bucket of this size for each principal; none when absent. */
+  /** A bucket of this size for each principal; none when absent. Read it through RATE_LIMIT_CONFIG. */
   principalRateLimit?: RateLimitSettings;
   /**
    * Optional so a config built in code (tests) gets the defaults; the loader always sets it.
@@ -256,3 +172,6 @@ export interface RouterConfig {
   /** Optional (default: disabled); read it through WRITES_CONFIG. */
   writes?: WritesConfig;
 }
+
+/** Rate limiting's slice (architecture §7): the global and per-principal buckets. A backend's own bucket is in its BackendConfig. */
+export type RateLimitConfig = Pick<RouterConfig, 'rateLimit' | 'principalRateLimit'>;

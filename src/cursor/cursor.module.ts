@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
-import { ROUTER_CONFIG } from '../config/config.tokens';
-import type { RouterConfig } from '../config/config.types';
+import { RATE_LIMIT_STORE_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
+import type { RateLimitStoreConfig, WritesConfig } from '../config/config.types';
 import { CursorService } from './cursor.service';
 import { MemoryUsedConfirmations } from './memory-used-confirmations';
 import { RedisUsedConfirmations } from './redis-used-confirmations';
@@ -12,9 +12,9 @@ import { USED_CONFIRMATIONS, type UsedConfirmations } from './used-confirmations
  * redis`, in that Redis (single use across replicas, on a connection of its own); otherwise in
  * memory.
  */
-function usedConfirmationsFor(config: RouterConfig, clock: Clock): UsedConfirmations {
+function usedConfirmationsFor(writes: WritesConfig, shared: RateLimitStoreConfig, clock: Clock): UsedConfirmations {
   // Without writes no token is ever used: no second Redis connection for nothing.
-  const store = config.writes?.enabled === true ? (config.rateLimitStore ?? { kind: 'memory' }) : { kind: 'memory' as const };
+  const store = writes.enabled ? shared : { kind: 'memory' as const };
   switch (store.kind) {
     case 'memory':
       return new MemoryUsedConfirmations(clock);
@@ -23,12 +23,12 @@ function usedConfirmationsFor(config: RouterConfig, clock: Clock): UsedConfirmat
   }
 }
 
-/** Cursors and confirmation tokens. Reads ROUTER_CONFIG and CURSOR_CONFIG from the global ConfigModule. */
+/** Cursors and confirmation tokens. Reads its config slices from the global ConfigModule. */
 @Module({
   providers: [
     CursorService,
     { provide: CLOCK, useValue: systemClock },
-    { provide: USED_CONFIRMATIONS, inject: [ROUTER_CONFIG, CLOCK], useFactory: usedConfirmationsFor },
+    { provide: USED_CONFIRMATIONS, inject: [WRITES_CONFIG, RATE_LIMIT_STORE_CONFIG, CLOCK], useFactory: usedConfirmationsFor },
   ],
   exports: [CursorService],
 })

@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '../metrics/metrics.module';
+import { EmbeddingsMetrics } from './embeddings.metrics';
 import { EmbeddingsService } from './embeddings.service';
 
 /**
- * The embeddings endpoint's client and vectors, on their own so that metrics can read their
- * counters without importing what `find_tool` needs (the gate, access, trust).
+ * The embeddings endpoint's client and vectors, with the collectors of its series: the ranking
+ * reads the vectors, the scrape reads the counters.
  */
 @Module({
-  providers: [EmbeddingsService],
+  imports: [MetricsModule],
+  providers: [EmbeddingsService, EmbeddingsMetrics],
   exports: [EmbeddingsService],
 })
 export class EmbeddingsModule {}

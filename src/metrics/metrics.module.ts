@@ -1,19 +1,17 @@
 import { Module } from '@nestjs/common';
-import { BackendsModule } from '../backends/backends.module';
-import { EmbeddingsModule } from '../discovery/embeddings.module';
-import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { RegistryModule } from '../registry/registry.module';
+import { Registry } from 'prom-client';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
+import { METRICS_REGISTRY } from './metrics.tokens';
 
 /**
- * Prometheus metrics and `GET /metrics`. Reads backend state, catalog sizes and the rate-limit
- * store's state at scrape time; the dispatch seam (batch) records outcomes through MetricsService.
+ * Prometheus metrics and `GET /metrics`. Owns the registry; the dispatch seam (batch) records
+ * outcomes through MetricsService, and each module that owns live state (backends, registry,
+ * rate-limit) registers the collectors of that state in METRICS_REGISTRY itself.
  */
 @Module({
-  imports: [BackendsModule, RegistryModule, EmbeddingsModule, RateLimitModule],
   controllers: [MetricsController],
-  providers: [MetricsService],
-  exports: [MetricsService],
+  providers: [{ provide: METRICS_REGISTRY, useFactory: () => new Registry() }, MetricsService],
+  exports: [METRICS_REGISTRY, MetricsService],
 })
 export class MetricsModule {}

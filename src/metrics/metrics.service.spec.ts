@@ -8,7 +8,8 @@ import { AppModule } from '../app.module';
 import { BackendsService } from '../backends/backends.service';
 import { BatchService } from '../batch/batch.service';
 import { filesBackend, tempDir, testConfig } from '../../test/support/router';
-import { METRICS_PREFIX, MetricsService } from './metrics.service';
+import { MetricsService } from './metrics.service';
+import { METRICS_PREFIX } from './metrics.tokens';
 
 type Metrics = MetricObjectWithValues<MetricValue<string>>[];
 

@@ -1,19 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { BackendsService } from '../backends/backends.service';
-import type { BackendState } from '../backends/backends.types';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CALL_STATUSES, type CallStatus, type Entrypoint } from '../common/call-status';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import type { CursorRejection } from '../cursor/domain/cursor-codec';
-import { EMBEDDINGS_FAILURES, type EmbeddingsFailure } from '../discovery/embeddings.client';
-import { EmbeddingsService } from '../discovery/embeddings.service';
-import { RateLimitService } from '../rate-limit/rate-limit.service';
-import { RegistryService } from '../registry/registry.service';
 import { GridCounter } from './grid-counter';
-
-/** Every metric name starts with this (architecture §8). */
-export const METRICS_PREFIX = 'centralmcp_router_';
+import { labelValues } from './label-values';
+import { METRICS_PREFIX, METRICS_REGISTRY } from './metrics.tokens';
 
 /** The label value of anything not in a closed set: a backend or bucket the config does not name. */
 export const UNKNOWN_LABEL = 'none';
@@ -29,12 +22,10 @@ export const PRINCIPAL_BUCKET = 'principal';
 /** How one batch ended: every entry ok, some entry not ok, or refused before any dispatch (architecture §5). */
 export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 
-// Runtime lists of the closed unions. Written as records so that a member added to a union
-// fails to compile here until it is listed (and so pre-initialised below).
-const ENTRYPOINTS = keysOf({ invoke_read_tool: true, batch: true, invoke_tool: true } satisfies Record<Entrypoint, true>);
-const BATCH_OUTCOMES = keysOf({ ok: true, partial: true, rejected: true } satisfies Record<BatchOutcome, true>);
-const BACKEND_ERAS = keysOf({ legacy: true, modern: true } satisfies Record<NonNullable<BackendState['era']>, true>);
-const CURSOR_REJECTIONS = keysOf({ malformed: true, bad_signature: true, expired: true, mismatch: true } satisfies Record<CursorRejection, true>);
+// Runtime lists of the closed unions, so each series is created at 0 below.
+const ENTRYPOINTS = labelValues<Entrypoint>({ invoke_read_tool: true, batch: true, invoke_tool: true });
+const BATCH_OUTCOMES = labelValues<BatchOutcome>({ ok: true, partial: true, rejected: true });
+const CURSOR_REJECTION_REASONS = labelValues<CursorRejection>({ malformed: true, bad_signature: true, expired: true, mismatch: true });
 /** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** A call that reached a backend ends `ok` or `error`; only these get zeroed latency series. */
@@ -47,207 +38,118 @@ const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Batch sizes are 1..25 (architecture §5): one bucket per size, so quantiles are exact. */
 const BATCH_SIZE_BUCKETS = Array.from({ length: 25 }, (_, i) => i + 1);
 
+const name = (suffix: string) => METRICS_PREFIX + suffix;
+
+// What the dispatch seam, the HTTP hook and the trust pins push. Live state (backends, catalog,
+// embeddings, the rate-limit store) is read at scrape time by collectors its own module registers.
+const CALLS = {
+  name: name('calls_total'),
+  help: 'Calls by entrypoint, backend and final status; one per invoke_read_tool or invoke_tool call and per batch entry.',
+  labelNames: ['entrypoint', 'backend', 'status'],
+} as const;
+const BACKEND_CALL_DURATION = {
+  name: name('backend_call_duration_seconds'),
+  help: 'Duration of calls that reached a backend, by backend and status.',
+  labelNames: ['backend', 'status'],
+  buckets: LATENCY_BUCKETS,
+} as const;
+const BATCH_CALLS = {
+  name: name('batch_calls'),
+  help: 'Number of calls in each dispatched invoke_read_tool_batch request.',
+  buckets: BATCH_SIZE_BUCKETS,
+} as const;
+const BATCHES = {
+  name: name('batches_total'),
+  help: 'invoke_read_tool_batch requests by outcome: ok (every entry ok), partial, rejected (refused whole).',
+  labelNames: ['outcome'],
+} as const;
+const TRUNCATIONS = { name: name('responses_truncated_total'), help: 'Answers cut to their budget, by entrypoint.', labelNames: ['entrypoint'] } as const;
+const CURSORS_ISSUED = { name: name('cursors_issued_total'), help: 'Resume cursors issued.' } as const;
+const CURSOR_REJECTIONS = {
+  name: name('cursor_rejections_total'),
+  help: 'Cursors refused (invalid_cursor), by reason.',
+  labelNames: ['reason'],
+} as const;
+const RATE_LIMIT_WAIT = {
+  name: name('rate_limit_wait_seconds'),
+  help: 'Time calls waited for a rate-limit token, by bucket (global or a backend).',
+  labelNames: ['bucket'],
+  buckets: WAIT_BUCKETS,
+} as const;
+const RATE_LIMIT_TIMEOUTS = {
+  name: name('rate_limit_timeouts_total'),
+  help: 'Calls failed because the wait for a token would exceed maxWaitMs, by bucket.',
+  labelNames: ['bucket'],
+} as const;
+const HTTP_REQUESTS = {
+  name: name('http_requests_total'),
+  help: 'HTTP requests by method, route pattern (unmatched for 404s) and status code.',
+  labelNames: ['method', 'route', 'code'],
+} as const;
+const HTTP_DURATION = {
+  name: name('http_request_duration_seconds'),
+  help: 'HTTP request duration by method, route pattern and status code.',
+  labelNames: ['method', 'route', 'code'],
+  buckets: LATENCY_BUCKETS,
+} as const;
+// Pushed by the trust pins on every catalog review; no series while trust is off.
+const QUARANTINED_TOOLS = {
+  name: name('quarantined_tools'),
+  help: 'Tools whose definition has no approved pin or differs from it, per backend (trust mode enforce: hidden and blocked; warn: only marked).',
+  labelNames: ['backend'],
+} as const;
+const DRIFT_EVENTS = {
+  name: name('tool_drift_events_total'),
+  help: 'Tool definitions seen changed from their approved pin, per backend (each new definition counts once).',
+  labelNames: ['backend'],
+} as const;
+
 /**
- * The router's Prometheus metrics (architecture §8) in a registry of its own, never prom-client's global
- * one, so two routers in one process (tests) never share or clash. Every label value comes from a
- * closed set: backend names from the config, the status union, fixed reasons. A name taken from a
- * request (a tool, an unknown backend) would make series unbounded, so it becomes `none`.
+ * The router's Prometheus metrics (architecture §8): the registry `GET /metrics` renders and the
+ * series the dispatch seam records into. Every label value comes from a closed set: backend names
+ * from the config, the status union, fixed reasons. A name taken from a request (a tool, an unknown
+ * backend) would make series unbounded, so it becomes `none`.
  */
 @Injectable()
 export class MetricsService {
-  /** The registry /metrics renders; public so tests can count series without poking privates. */
-  readonly registry = new Registry();
   private readonly backendNames: ReadonlySet<string>;
-  private readonly restartsSeen = new Map<string, number>();
-  private readonly embeddingFailuresSeen = new Map<EmbeddingsFailure, number>();
-  private readonly storeFallbacksSeen = { local: 0, refused: 0 };
-  /** The era each backend was last met in, kept while a reconnect has not settled it again. */
-  private readonly erasSeen = new Map<string, NonNullable<BackendState['era']>>();
-
   private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
   private readonly backendCallDuration: Histogram<'backend' | 'status'>;
-  private readonly batchCalls: Histogram<string>;
+  private readonly batchCalls: Histogram;
   private readonly batches: Counter<'outcome'>;
   private readonly truncations: Counter<'entrypoint'>;
-  private readonly cursorsIssued: Counter<string>;
+  private readonly cursorsIssued: Counter;
   private readonly cursorRejections: Counter<'reason'>;
   private readonly rateLimitWait: Histogram<'bucket'>;
   private readonly rateLimitTimeouts: Counter<'bucket'>;
   private readonly httpRequests: Counter<'method' | 'route' | 'code'>;
+  private readonly httpDuration: Histogram<'method' | 'route' | 'code'>;
   private readonly quarantinedTools: Gauge<'backend'>;
   private readonly driftEvents: Counter<'backend'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'code'>;
 
   constructor(
+    /** The registry /metrics renders; public so tests can count series without poking privates. */
+    @Inject(METRICS_REGISTRY) readonly registry: Registry,
     @Inject(BACKENDS_CONFIG) configs: BackendConfig[],
-    private readonly backends: BackendsService,
-    catalog: RegistryService,
-    private readonly embeddings: EmbeddingsService,
-    rateLimits: RateLimitService,
   ) {
     this.backendNames = new Set(configs.map((c) => c.name));
-    const registers = [this.registry];
-    const name = (suffix: string) => METRICS_PREFIX + suffix;
-
-    this.calls = new Counter({
-      name: name('calls_total'),
-      help: 'Calls by entrypoint, backend and final status; one per invoke_read_tool or invoke_tool call and per batch entry.',
-      labelNames: ['entrypoint', 'backend', 'status'],
-      registers,
-    });
-    this.backendCallDuration = new Histogram({
-      name: name('backend_call_duration_seconds'),
-      help: 'Duration of calls that reached a backend, by backend and status.',
-      labelNames: ['backend', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.batchCalls = new Histogram({
-      name: name('batch_calls'),
-      help: 'Number of calls in each dispatched invoke_read_tool_batch request.',
-      buckets: BATCH_SIZE_BUCKETS,
-      registers,
-    });
-    this.batches = new Counter({
-      name: name('batches_total'),
-      help: 'invoke_read_tool_batch requests by outcome: ok (every entry ok), partial, rejected (refused whole).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.truncations = new Counter({
-      name: name('responses_truncated_total'),
-      help: 'Answers cut to their budget, by entrypoint.',
-      labelNames: ['entrypoint'],
-      registers,
-    });
-    this.cursorsIssued = new Counter({ name: name('cursors_issued_total'), help: 'Resume cursors issued.', registers });
-    this.cursorRejections = new Counter({
-      name: name('cursor_rejections_total'),
-      help: 'Cursors refused (invalid_cursor), by reason.',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.rateLimitWait = new Histogram({
-      name: name('rate_limit_wait_seconds'),
-      help: 'Time calls waited for a rate-limit token, by bucket (global or a backend).',
-      labelNames: ['bucket'],
-      buckets: WAIT_BUCKETS,
-      registers,
-    });
-    this.rateLimitTimeouts = new Counter({
-      name: name('rate_limit_timeouts_total'),
-      help: 'Calls failed because the wait for a token would exceed maxWaitMs, by bucket.',
-      labelNames: ['bucket'],
-      registers,
-    });
-    // Live state is read at scrape time, so the numbers are never stale and nothing has to push them.
-    new Gauge({
-      name: name('backend_up'),
-      help: '1 while the backend is connected and serving calls, else 0.',
-      labelNames: ['backend'],
-      registers,
-      collect: function (this: Gauge<'backend'>) {
-        for (const state of backends.states()) this.set({ backend: state.name }, state.status === 'up' ? 1 : 0);
-      },
-    });
-    // Info-style: 1 on the series of the era the backend was last met in (docs/backend-eras.md),
-    // 0 on the other; both 0 until a first connection settles it. Read at scrape time, so a
-    // backend met in another era after a reconnect shows it at the next scrape.
-    const eras: Gauge<'backend' | 'era'> = new Gauge({
-      name: name('backend_protocol_era'),
-      help: 'The MCP era the backend was last met in: 1 on era legacy (initialize, 2025) or modern (2026-07-28), 0 on the other; both 0 until known.',
-      labelNames: ['backend', 'era'],
-      registers,
-      collect: () => this.collectEras(eras),
-    });
-    // A real counter (rate() and increase() handle its reset when the process restarts): the
-    // supervisor's count only ever grows, so each scrape adds what grew since the last one.
-    const restarts: Counter<'backend'> = new Counter({
-      name: name('backend_restarts_total'),
-      help: 'Reconnect attempts of the backend since the router started (a stdio respawn counts one).',
-      labelNames: ['backend'],
-      registers,
-      collect: () => this.collectRestarts(restarts),
-    });
-    new Gauge({
-      name: name('catalog_tools'),
-      help: 'Tools in the catalog per backend (the last catalog it delivered, kept while it is down).',
-      labelNames: ['backend'],
-      registers,
-      collect: function (this: Gauge<'backend'>) {
-        const sizes = catalog.sizes();
-        for (const backend of configs) this.set({ backend: backend.name }, sizes.get(backend.name) ?? 0);
-      },
-    });
-    // Only with an embeddings endpoint configured: series of a feature that is off are noise.
-    if (embeddings.enabled) {
-      const failures: Counter<'reason'> = new Counter({
-        name: name('embeddings_failures_total'),
-        help: 'Embeddings endpoint answers not used (find_tool then answers from the lexical ranking), by reason: timeout, http_error, unreachable, invalid_response, dimension.',
-        labelNames: ['reason'],
-        registers,
-        collect: () => this.collectEmbeddingFailures(failures),
-      });
-      for (const reason of EMBEDDINGS_FAILURES) failures.inc({ reason }, 0);
-      new Gauge({
-        name: name('embeddings_tools'),
-        help: 'Catalog tools with an embedding (dense ranking covers these; the rest rank lexically).',
-        registers,
-        collect: function (this: Gauge) {
-          this.set(embeddings.stats().embeddedTools);
-        },
-      });
-    }
-    // Issue 15: whether the rate-limit store answers (the memory store always does), and what
-    // happened to the calls decided without it. Read at scrape time, like backend_up.
-    new Gauge({
-      name: name('rate_limit_store_up'),
-      help: '1 while the rate-limit store answers (memory: always); 0 while Redis is unreachable and the failure policy decides.',
-      labelNames: ['store'],
-      registers,
-      collect: function (this: Gauge<'store'>) {
-        const status = rateLimits.storeStatus();
-        this.set({ store: status.store }, status.up ? 1 : 0);
-      },
-    });
-    const storeFallbacks: Counter<'outcome'> = new Counter({
-      name: name('rate_limit_store_fallbacks_total'),
-      help: 'Calls decided without the shared rate-limit store: local (fail open, the replica share) or refused (fail closed).',
-      labelNames: ['outcome'],
-      registers,
-      collect: () => this.collectStoreFallbacks(storeFallbacks, rateLimits),
-    });
-    storeFallbacks.inc({ outcome: 'local' }, 0);
-    storeFallbacks.inc({ outcome: 'refused' }, 0);
-    this.httpRequests = new Counter({
-      name: name('http_requests_total'),
-      help: 'HTTP requests by method, route pattern (unmatched for 404s) and status code.',
-      labelNames: ['method', 'route', 'code'],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: name('http_request_duration_seconds'),
-      help: 'HTTP request duration by method, route pattern and status code.',
-      labelNames: ['method', 'route', 'code'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    // Issue 14: pushed by the trust pins on every catalog review; no series while trust is off.
-    this.quarantinedTools = new Gauge({
-      name: name('quarantined_tools'),
-      help: 'Tools whose definition has no approved pin or differs from it, per backend (trust mode enforce: hidden and blocked; warn: only marked).',
-      labelNames: ['backend'],
-      registers,
-    });
-    this.driftEvents = new Counter({
-      name: name('tool_drift_events_total'),
-      help: 'Tool definitions seen changed from their approved pin, per backend (each new definition counts once).',
-      labelNames: ['backend'],
-      registers,
-    });
-    collectDefaultMetrics({ register: this.registry, prefix: METRICS_PREFIX });
-    dropTotalGauges(this.registry);
-    this.zeroSeries(configs, restarts);
+    const registers = [registry];
+    this.calls = new Counter({ ...CALLS, registers });
+    this.backendCallDuration = new Histogram({ ...BACKEND_CALL_DURATION, registers });
+    this.batchCalls = new Histogram({ ...BATCH_CALLS, registers });
+    this.batches = new Counter({ ...BATCHES, registers });
+    this.truncations = new Counter({ ...TRUNCATIONS, registers });
+    this.cursorsIssued = new Counter({ ...CURSORS_ISSUED, registers });
+    this.cursorRejections = new Counter({ ...CURSOR_REJECTIONS, registers });
+    this.rateLimitWait = new Histogram({ ...RATE_LIMIT_WAIT, registers });
+    this.rateLimitTimeouts = new Counter({ ...RATE_LIMIT_TIMEOUTS, registers });
+    this.httpRequests = new Counter({ ...HTTP_REQUESTS, registers });
+    this.httpDuration = new Histogram({ ...HTTP_DURATION, registers });
+    this.quarantinedTools = new Gauge({ ...QUARANTINED_TOOLS, registers });
+    this.driftEvents = new Counter({ ...DRIFT_EVENTS, registers });
+    collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+    dropTotalGauges(registry);
+    this.zeroSeries(configs);
   }
 
   /** The Content-Type of `render()`'s text (Prometheus text exposition format 0.0.4). */
@@ -349,46 +251,12 @@ export class MetricsService {
     return bucket === GLOBAL_BUCKET || bucket === PRINCIPAL_BUCKET || this.backendNames.has(bucket) ? bucket : UNKNOWN_LABEL;
   }
 
-  private collectRestarts(restarts: Counter<'backend'>): void {
-    for (const state of this.backends.states()) {
-      const seen = this.restartsSeen.get(state.name) ?? 0;
-      if (state.restarts > seen) restarts.inc({ backend: state.name }, state.restarts - seen);
-      this.restartsSeen.set(state.name, Math.max(seen, state.restarts));
-    }
-  }
-
-  private collectEras(gauge: Gauge<'backend' | 'era'>): void {
-    for (const state of this.backends.states()) {
-      if (state.era !== undefined) this.erasSeen.set(state.name, state.era);
-      const current = this.erasSeen.get(state.name);
-      for (const era of BACKEND_ERAS) gauge.set({ backend: state.name, era }, era === current ? 1 : 0);
-    }
-  }
-
-  /** Like restarts: the service counts, each scrape adds what grew since the last one. */
-  private collectEmbeddingFailures(failures: Counter<'reason'>): void {
-    for (const [reason, count] of this.embeddings.stats().failures) {
-      const seen = this.embeddingFailuresSeen.get(reason) ?? 0;
-      if (count > seen) failures.inc({ reason }, count - seen);
-      this.embeddingFailuresSeen.set(reason, Math.max(seen, count));
-    }
-  }
-
-  private collectStoreFallbacks(counter: Counter<'outcome'>, rateLimits: RateLimitService): void {
-    const { fallbacks } = rateLimits.storeStatus();
-    for (const outcome of ['local', 'refused'] as const) {
-      const grown = fallbacks[outcome] - this.storeFallbacksSeen[outcome];
-      if (grown > 0) counter.inc({ outcome }, grown);
-      this.storeFallbacksSeen[outcome] = Math.max(this.storeFallbacksSeen[outcome], fallbacks[outcome]);
-    }
-  }
-
   /**
    * Creates the status-labelled series at 0, so `rate()` and `increase()` see the first event
    * instead of a series that appears out of nowhere. Bounded: (backends + 1) × 7 statuses × 3
    * entrypoints for calls; the per-bucket series only for buckets that exist.
    */
-  private zeroSeries(configs: readonly BackendConfig[], restarts: Counter<'backend'>): void {
+  private zeroSeries(configs: readonly BackendConfig[]): void {
     const backendLabels = [...configs.map((c) => c.name), UNKNOWN_LABEL];
     for (const entrypoint of ENTRYPOINTS) {
       this.truncations.inc({ entrypoint }, 0);
@@ -397,11 +265,10 @@ export class MetricsService {
       }
     }
     for (const backend of configs) {
-      restarts.inc({ backend: backend.name }, 0);
       for (const status of DISPATCHED_STATUSES) this.backendCallDuration.zero({ backend: backend.name, status });
     }
     for (const outcome of BATCH_OUTCOMES) this.batches.inc({ outcome }, 0);
-    for (const reason of CURSOR_REJECTIONS) this.cursorRejections.inc({ reason }, 0);
+    for (const reason of CURSOR_REJECTION_REASONS) this.cursorRejections.inc({ reason }, 0);
     // The global bucket may or may not be configured; a zero series for it costs nothing. A
     // backend has a bucket only when it sets its own rateLimit.
     const buckets = [GLOBAL_BUCKET, ...configs.filter((c) => c.rateLimit !== undefined).map((c) => c.name)];
@@ -412,15 +279,11 @@ export class MetricsService {
   }
 }
 
-function keysOf<K extends string>(record: Record<K, true>): K[] {
-  return Object.keys(record) as K[];
-}
-
 /**
  * prom-client publishes the totals of its `nodejs_active_handles` / `_requests` / `_resources`
  * gauges (labelled by type) also as `…_total` gauges, which `promtool check metrics` refuses
  * (`_total` is for counters). The labelled gauges carry the same numbers (sum by type), so the
- * totals go, and the whole exposition lints clean (issue 12).
+ * totals go, and the whole exposition lints clean.
  */
 function dropTotalGauges(registry: Registry): void {
   for (const kind of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${METRICS_PREFIX}nodejs_active_${kind}_total`);

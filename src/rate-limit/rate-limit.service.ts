@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ROUTER_CONFIG } from '../config/config.tokens';
-import type { RateLimitSettings, RouterConfig } from '../config/config.types';
+import { DEFAULT_MAX_WAIT_MS } from '../config/config.defaults';
+import { BACKENDS_CONFIG, RATE_LIMIT_CONFIG } from '../config/config.tokens';
+import type { BackendConfig, RateLimitConfig, RateLimitSettings } from '../config/config.types';
 import type { BucketParams } from './domain/token-bucket';
 import { RATE_LIMIT_STORE, type RateLimitStore, type StoreStatus } from './rate-limit.store';
 import { SLEEP, type Sleep } from './rate-limit.tokens';
@@ -24,8 +25,6 @@ export type RateLimitOutcome =
   | { ok: false; reason: 'wait_too_long'; bucket: RateLimitBucket; neededMs: number; maxWaitMs: number }
   | { ok: false; reason: 'store_unavailable' };
 
-/** architecture §7's default, for a backend bucket whose settings lack one. */
-const DEFAULT_MAX_WAIT_MS = 10_000;
 /** Every call costs one token, whatever its size. */
 const COST = 1;
 
@@ -50,7 +49,8 @@ export class RateLimitService {
   private readonly perBackend = new Map<string, Limit>();
 
   constructor(
-    @Inject(ROUTER_CONFIG) config: RouterConfig,
+    @Inject(RATE_LIMIT_CONFIG) config: RateLimitConfig,
+    @Inject(BACKENDS_CONFIG) backends: BackendConfig[],
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(SLEEP) private readonly sleep: Sleep,
   ) {
@@ -58,7 +58,7 @@ export class RateLimitService {
     this.global = config.rateLimit && limitOf('global', 'global', config.rateLimit, defaultWait);
     const principal = config.principalRateLimit;
     this.perPrincipal = principal && limitOf('principal', '', principal, principal.maxWaitMs ?? defaultWait);
-    for (const backend of config.backends) {
+    for (const backend of backends) {
       if (!backend.rateLimit) continue;
       // Backend names cannot contain ':', so no backend key collides with the global one.
       const maxWaitMs = backend.rateLimit.maxWaitMs ?? defaultWait;

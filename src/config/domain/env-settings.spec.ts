@@ -4,7 +4,7 @@ import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, readEnvSettings }
 
 function read(env: Record<string, string>): { drainTimeoutMs: number; problems: string[] } {
   const problems: string[] = [];
-  const { drainTimeoutMs } = readEnvSettings(env, problems);
+  const { drainTimeoutMs } = readEnvSettings(env, problems).lifecycle;
   return { drainTimeoutMs, problems };
 }
 
@@ -24,9 +24,9 @@ test('the drain deadline accepts 0..120000 and names the variable otherwise', ()
 
 test('the request timeout defaults to 30 s and accepts 1000..600000', () => {
   const problems: string[] = [];
-  assert.equal(readEnvSettings({}, problems).requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+  assert.equal(readEnvSettings({}, problems).http.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
   assert.equal(DEFAULT_REQUEST_TIMEOUT_MS, 30_000);
-  assert.equal(readEnvSettings({ CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: '1000' }, problems).requestTimeoutMs, 1000);
+  assert.equal(readEnvSettings({ CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: '1000' }, problems).http.requestTimeoutMs, 1000);
   assert.deepEqual(problems, []);
   readEnvSettings({ CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: '999' }, problems);
   assert.deepEqual(problems, ['CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: must be an integer from 1000 to 600000']);

@@ -1,4 +1,4 @@
-import type { LogLevel } from '../config.types';
+import type { BudgetConfig, HttpConfig, LifecycleConfig, LogLevel } from '../config.types';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -9,24 +9,17 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
-/** Settings that come from the environment rather than the file (architecture §3 table). */
+/**
+ * Settings that come from the environment rather than the file (architecture §3 table), as the
+ * config's slices: only the cursor's secret is still text (the loader makes it a key).
+ */
 export interface EnvSettings {
   configPath?: string;
-  host: string;
-  port: number;
-  /** Separate port for /metrics and /health; undefined: they share the main port. */
-  metricsPort?: number;
-  bodyLimitBytes: number;
-  responseMaxBytes: number;
-  responseMaxItems: number;
-  batchResponseMaxBytes: number;
-  cursorTtlSeconds: number;
-  cursorSecret?: string;
-  allowedHosts: string[];
-  allowedOrigins: string[];
+  http: HttpConfig;
+  budgets: BudgetConfig;
+  cursor: { ttlSeconds: number; secret?: string };
   logLevel: LogLevel;
-  drainTimeoutMs: number;
-  requestTimeoutMs: number;
+  lifecycle: LifecycleConfig;
 }
 
 /**
@@ -62,23 +55,32 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
   if (cursorSecret !== undefined && cursorSecret.length < 16) {
     problems.push(`${PREFIX}CURSOR_SECRET: must be at least 16 characters`);
   }
-  return {
-    configPath: env[PREFIX + 'CONFIG']?.trim() || undefined,
-    host: env[PREFIX + 'HOST']?.trim() || '127.0.0.1',
-    port,
-    ...(metricsPort !== undefined ? { metricsPort } : {}),
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, 65_536, 64 * 1024 * 1024),
+  // Read in this order so that the problems are listed in it.
+  const bodyLimitBytes = int('BODY_LIMIT_BYTES', 4 * 1024 * 1024, 65_536, 64 * 1024 * 1024);
+  const budgets: BudgetConfig = {
     responseMaxBytes: int('RESPONSE_MAX_BYTES', 200_000, 4096, 8 * 1024 * 1024),
     responseMaxItems: int('RESPONSE_MAX_ITEMS', 200, 1, 100_000),
     batchResponseMaxBytes: int('BATCH_RESPONSE_MAX_BYTES', 300_000, 65_536, 8 * 1024 * 1024),
-    cursorTtlSeconds: int('CURSOR_TTL_SECONDS', 900, 30, 3600),
-    cursorSecret,
-    allowedHosts: list('ALLOWED_HOSTS'),
-    allowedOrigins: list('ALLOWED_ORIGINS'),
+  };
+  const cursorTtlSeconds = int('CURSOR_TTL_SECONDS', 900, 30, 3600);
+  // Two minutes is past any sane terminationGracePeriodSeconds; a longer drain would be killed anyway.
+  const drainTimeoutMs = int('DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0, 120_000);
+  // A second is the least a real client on a slow link needs; ten minutes is past any sane upload.
+  const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 1000, 600_000);
+  return {
+    configPath: env[PREFIX + 'CONFIG']?.trim() || undefined,
+    http: {
+      host: env[PREFIX + 'HOST']?.trim() || '127.0.0.1',
+      port,
+      bodyLimitBytes,
+      requestTimeoutMs,
+      allowedHosts: list('ALLOWED_HOSTS'),
+      allowedOrigins: list('ALLOWED_ORIGINS'),
+      ...(metricsPort !== undefined ? { metricsPort } : {}),
+    },
+    budgets,
+    cursor: { ttlSeconds: cursorTtlSeconds, secret: cursorSecret },
     logLevel: LOG_LEVELS.includes(logLevel) ? logLevel : 'info',
-    // Two minutes is past any sane terminationGracePeriodSeconds; a longer drain would be killed anyway.
-    drainTimeoutMs: int('DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0, 120_000),
-    // A second is the least a real client on a slow link needs; ten minutes is past any sane upload.
-    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 1000, 600_000),
+    lifecycle: { drainTimeoutMs },
   };
 }

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { isLoopbackAddress } from '../../common/loopback';
+import { API_KEY_DEFAULTS, JWT_DEFAULTS } from '../config.defaults';
 import type { AccessRuleDto, AuditDto, AuthDto, JwtDto } from '../config.schema';
-import type { AccessConfig, AuditConfig, AuthConfig, JwtAlgorithm, JwtConfig } from '../config.types';
+import type { AccessConfig, ApiKeyConfig, AuditConfig, AuthConfig, JwtConfig } from '../config.types';
+import { withDefaults } from './defaults';
 
 /** The security parts of the config (architecture §10): who the caller is, what they may call, the audit sink. */
 export interface SecuritySettings {
@@ -9,11 +11,6 @@ export interface SecuritySettings {
   access: AccessConfig;
   audit: AuditConfig;
 }
-
-/** What most identity providers sign with; all asymmetric, so no HS/RS confusion is possible. */
-export const DEFAULT_JWT_ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'PS256', 'EdDSA'];
-export const DEFAULT_GROUPS_CLAIM = 'groups';
-export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
  * The rules between fields that class-validator cannot express, and the defaults. Shapes have
@@ -56,7 +53,7 @@ function buildAuth(dto: AuthDto | undefined, listenHost: string, problems: strin
   }
 }
 
-function buildApiKeys(keys: AuthDto['apiKeys'], problems: string[]): Extract<AuthConfig, { mode: 'apiKeys' }>['apiKeys'] {
+function buildApiKeys(keys: AuthDto['apiKeys'], problems: string[]): ApiKeyConfig[] {
   if (!Array.isArray(keys) || keys.length === 0) {
     problems.push('auth.apiKeys: auth.mode apiKeys needs at least one key ({ principal, sha256, groups })');
     return [];
@@ -68,7 +65,7 @@ function buildApiKeys(keys: AuthDto['apiKeys'], problems: string[]): Extract<Aut
     // One key must mean one principal; two entries for the same hash would make that a coin toss.
     if (sha256 !== '' && first !== undefined) problems.push(`auth.apiKeys.${i}.sha256: the same key hash is already configured at auth.apiKeys.${first}`);
     else seen.set(sha256, i);
-    return { principal: key?.principal, sha256, groups: Array.isArray(key?.groups) ? [...key.groups] : [] };
+    return { ...withDefaults(key, API_KEY_DEFAULTS), sha256 };
   });
 }
 
@@ -81,12 +78,12 @@ function buildJwt(dto: JwtDto | undefined, problems: string[]): JwtConfig {
     problems.push('auth.jwt.jwksUri: must be an https URL (plain http only on a loopback host)');
   }
   return {
+    ...withDefaults(dto, JWT_DEFAULTS),
     issuer: dto?.issuer ?? '',
     audience: dto?.audience ?? '',
     jwksUri,
-    groupsClaim: dto?.groupsClaim ?? DEFAULT_GROUPS_CLAIM,
-    algorithms: dto?.algorithms ? [...new Set(dto.algorithms as JwtAlgorithm[])] : [...DEFAULT_JWT_ALGORITHMS],
-    clockToleranceSeconds: dto?.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
+    // An algorithm listed twice is one algorithm.
+    algorithms: [...new Set(dto?.algorithms ?? JWT_DEFAULTS.algorithms)],
   };
 }
 

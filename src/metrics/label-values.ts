@@ -1,0 +1,7 @@
+/**
+ * The values of a closed union, for a label's series created at 0 at boot. Written as a record so
+ * that a member added to the union fails to compile where its values are listed until it is listed.
+ */
+export function labelValues<K extends string>(record: Record<K, true>): K[] {
+  return Object.keys(record) as K[];
+}
