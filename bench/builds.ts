@@ -16,8 +16,8 @@ export interface Build {
  * run) and compiled with its own bench tsconfig. It runs on the packages its own lockfile names:
  * this tree's node_modules by symlink when the lockfiles are the same, else its own `npm ci`
  * (without install scripts), so a dependency change counts as a change. The lexicon is this
- * tree's, by symlink. Its `bench/router-child.ts` must speak the harness's IPC (any commit since
- * issue 5).
+ * tree's, by symlink. Its `bench/router-child.ts` must speak the harness's IPC (every commit that
+ * has that file does).
  */
 export function buildAt(ref: string): Build {
   const sha = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();

@@ -1,4 +1,5 @@
 import { characters } from './read-call';
+import { isJsonObject } from '../../common/json-object';
 /** architecture §5: a batch holds 1 to 25 calls. */
 export const MAX_BATCH_CALLS = 25;
 export const MAX_ID_CHARS = 100;
@@ -51,10 +52,10 @@ export function checkBatch(args: Record<string, unknown>): BatchCheck {
 
 function toEntry(raw: unknown, index: number): BatchEntry {
   const fallback = String(index);
-  const isObject = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
-  const name = isObject && typeof (raw as { name?: unknown }).name === 'string' ? ((raw as { name: string }).name.slice(0, 200)) : '';
-  if (!isObject || !('id' in raw)) return { index, id: fallback, call: raw, name };
-  const { id, ...call } = raw as Record<string, unknown>;
+  if (!isJsonObject(raw)) return { index, id: fallback, call: raw, name: '' };
+  const name = typeof raw.name === 'string' ? raw.name.slice(0, 200) : '';
+  if (!('id' in raw)) return { index, id: fallback, call: raw, name };
+  const { id, ...call } = raw;
   if (typeof id !== 'string' || id.length < 1 || characters(id) > MAX_ID_CHARS || !PRINTABLE.test(id)) {
     return { index, id: fallback, name, idError: `\`id\` must be a string of 1..${MAX_ID_CHARS} printable characters` };
   }

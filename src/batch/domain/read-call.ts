@@ -1,3 +1,5 @@
+import { isJsonObject } from '../../common/json-object';
+
 /** One read call as a caller states it (architecture §5 entry without `id`), once validated. */
 export interface ReadCall {
   name: string;
@@ -44,10 +46,10 @@ export type ReadCallCheck = { ok: true; call: ReadCall } | { ok: false; message:
  * `extraFields` are fields the caller's entrypoint accepts and checks itself (a batch entry's `id`).
  */
 export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = NO_FIELDS): ReadCallCheck {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+  if (!isJsonObject(raw)) {
     return { ok: false, message: 'a call must be an object with a `name`' };
   }
-  const entry = raw as Record<string, unknown>;
+  const entry = raw;
   if (Object.keys(entry).some((k) => !CALL_FIELDS.has(k) && !extraFields.has(k))) {
     return { ok: false, message: `unknown field(s); allowed: ${[...CALL_FIELDS, ...extraFields].join(', ')}` };
   }
@@ -63,7 +65,7 @@ export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = N
   }
   // Absent is no arguments; `null` is refused, as the published schema (`type: object`) refuses it.
   const args = entry.arguments === undefined ? {} : entry.arguments;
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+  if (!isJsonObject(args)) {
     return { ok: false, message: '`arguments` must be an object' };
   }
   const depth = nestingDepth(args, MAX_ARGUMENT_DEPTH + 1);
@@ -77,9 +79,9 @@ export function checkReadCall(raw: unknown, extraFields: ReadonlySet<string> = N
     ok: true,
     call: {
       name,
-      ...(server !== undefined ? { server: server as string } : {}),
-      arguments: args as Record<string, unknown>,
-      ...(cursor !== undefined ? { cursor: cursor as string } : {}),
+      ...(typeof server === 'string' ? { server } : {}),
+      arguments: args,
+      ...(typeof cursor === 'string' ? { cursor } : {}),
     },
   };
 }
