@@ -40,11 +40,30 @@ export function livingInGroup(pgid: number): number[] {
     });
 }
 
-/** Polls `check` every 20 ms until it holds; throws after `ms`. */
+/**
+ * The least time any wait below gives its event. A wait stands for an event (a log line, a
+ * metric, a readiness change, a backend's record of a call) and returns as soon as it happens;
+ * its ceiling only bounds how long a broken test hangs. Beside two CPU-bound processes on two
+ * cores, something that takes a second on an idle machine can take ten, so no ceiling is shorter.
+ */
+export const MIN_CEILING_MS = 60_000;
+
+/** Polls `check` every 20 ms until it holds; throws after `ms` (at least MIN_CEILING_MS). */
 export async function waitFor(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
+  const ceiling = Math.max(ms, MIN_CEILING_MS);
+  const end = Date.now() + ceiling;
   while (!check()) {
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
+    if (Date.now() > end) throw new Error(`${what} not met within ${ceiling} ms`);
     await sleep(20);
+  }
+}
+
+/** Polls an asynchronous `check` (a request, say) until it holds; throws after `ms` (at least MIN_CEILING_MS). */
+export async function until(check: () => Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
+  const ceiling = Math.max(ms, MIN_CEILING_MS);
+  const end = Date.now() + ceiling;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what} not met within ${ceiling} ms`);
+    await sleep(50);
   }
 }
