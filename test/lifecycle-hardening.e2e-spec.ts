@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { isAlive, livingInGroup, waitFor } from './support/backend-processes';
+import { isAlive, livingInGroup, until, waitFor } from './support/backend-processes';
 import { childrenOf, FAULT_SERVER, readCounts } from './support/fault-backends';
 import { msgOf, spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
-import { tempDir } from './support/router';
+import { BUILD, ROOT, tempDir } from './support/router';
 
 /**
- * The router as an operator runs it (issue 12): the built `main.js` in its own process, real
- * signals, real backends. The drain deadline is kept (item 3); the router listens before its
- * backends connect (item 4) and says plainly when it cannot listen (item 8).
+ * The router as an operator runs it: the built `main.js` in its own process, real signals, real
+ * backends. The drain deadline is kept; the router listens before its backends connect and says
+ * plainly when it cannot listen.
  */
 
 const started: SpawnedRouter[] = [];
@@ -90,19 +91,17 @@ describe('boot', () => {
         'backends:',
         ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']),
         // Reads its input and never answers `initialize`.
-        ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 60_000 }),
+        ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 600_000 }),
         '',
       ].join('\n'),
     );
     started.push(router);
     const base = (await router.listening()).replace(/\/mcp$/, '');
     assert.equal((await fetch(`${base}/health/live`)).status, 200);
-    // Readiness waits for the required backend only; meanwhile the mute one is still connecting.
-    let ready = await fetch(`${base}/health/ready`);
-    for (let i = 0; ready.status !== 200 && i < 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      ready = await fetch(`${base}/health/ready`);
-    }
+    // Readiness waits for the required backend only; meanwhile the mute one is still connecting
+    // (its first attempt lasts its 10-minute timeout).
+    await until(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000, 'ready');
+    const ready = await fetch(`${base}/health/ready`);
     const body = (await ready.json()) as { info: Record<string, { state?: string }> };
     assert.equal(ready.status, 200, JSON.stringify(body));
     assert.equal(body.info['backend:fast'].state, 'up');
@@ -141,11 +140,17 @@ describe('boot', () => {
 
 describe('npm start', () => {
   test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 90_000 }, async () => {
+    // The repository's own `start` script, run by npm in a folder whose `dist` is the tests' build:
+    // what npm does with the signal is under test, and `npm start` in the repository would rebuild
+    // (`prestart`) and run the production build in dist/, which tests leave alone.
+    const pkgDir = tempDir('centralmcp-npm-start-');
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: 'npm-start-e2e', private: true, scripts: { start: scripts.start } }));
+    symlinkSync(BUILD, join(pkgDir, 'dist'));
     const router = spawnRouter(
       ['backends:', ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']), ''].join('\n'),
       {},
-      // --ignore-scripts: the router is built already; `prestart` would rebuild it under other tests' feet.
-      { file: 'npm', args: ['start', '--ignore-scripts', '--silent'] },
+      { file: 'npm', args: ['start', '--silent'], cwd: pkgDir },
     );
     started.push(router);
     await router.listening();
