@@ -53,8 +53,9 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
       testConfig([
         stdioBackend('wx', MODERN_STDIO, ['--name', 'wx', '--log', wxLog], { timeoutMs: 10_000 }),
         stdioBackend('quiet', MODERN_STDIO, ['--name', 'quiet', '--ttl-ms', '1000', '--list-changed', 'false', '--log', quietLog], { timeoutMs: 10_000, required: false }),
-        // A short call deadline for the cancellation test; era: modern, so connecting has the whole of it.
-        stdioBackend('cancel', MODERN_STDIO, ['--name', 'cancel', '--log', cancelLog], { era: 'modern', timeoutMs: 2_000, required: false }),
+        // A short call deadline for the cancellation test (connecting has the whole of it too, era:
+        // modern); its slow call sleeps far past it.
+        stdioBackend('cancel', MODERN_STDIO, ['--name', 'cancel', '--log', cancelLog], { era: 'modern', timeoutMs: 5_000, required: false }),
         everythingBackend(),
       ]),
     );
@@ -142,10 +143,10 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
 
   test('a call past its deadline is cancelled with notifications/cancelled; the backend serves on', async () => {
     await waitFor(() => stateOf('cancel').status === 'up', 20_000, 'cancel up');
-    const slow = await callTool(client, 'invoke_read_tool', { name: 'cancel_slow', server: 'cancel', arguments: { ms: 4_000 } });
+    const slow = await callTool(client, 'invoke_read_tool', { name: 'cancel_slow', server: 'cancel', arguments: { ms: 120_000 } });
     assert.equal(slow.isError, true);
     assert.equal(slow.data.error?.code, 'backend_timeout', JSON.stringify(slow.data));
-    await waitFor(() => count(cancelLog, 'notifications/cancelled') === 1, 2_000, 'cancelled sent');
+    await waitFor(() => count(cancelLog, 'notifications/cancelled') === 1, 60_000, 'cancelled sent');
     const fast = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'cancel_echo', server: 'cancel', arguments: { text: 'still here' } } });
     assert.deepEqual(readAsModel(fast as ToolResult).blocks, [{ type: 'text', text: 'still here' }]);
   });

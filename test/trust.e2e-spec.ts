@@ -3,14 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { TrustConfig } from '../src/config/config.types';
-import { waitFor } from './support/backend-processes';
+import { until, waitFor } from './support/backend-processes';
 import { FAULT_SERVER, faultStdioBackend, RawMcpClient, readCounts } from './support/fault-backends';
 import { scrapeMetrics } from './support/metrics';
 import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
-/** Issue 14, part 1: pinned tool definitions, quarantine, the periodic re-list. */
+/** Pinned tool definitions, quarantine, the periodic re-list. */
 
 interface PinsFile {
   version: number;
@@ -137,12 +136,8 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     assert.equal(pin.approvedBy, 'alice');
     assert.ok(readPins(s.pinsFile).pending.some((p) => p.tool === 'purge_cache'), 'only the named tool is approved');
     // The running router reads the file again by itself.
-    const deadline = Date.now() + 10_000;
     let answer = await s.client.read('fast', 'flip');
-    while (answer.status !== 'ok' && Date.now() < deadline) {
-      await sleep(100);
-      answer = await s.client.read('fast', 'flip');
-    }
+    await until(async () => (answer = await s.client.read('fast', 'flip')).status === 'ok', 60_000, 'fast callable').catch(() => undefined);
     assert.equal(answer.status, 'ok', answer.error?.message);
     assert.ok((await findNames(s.client, 'ignore previous instructions')).some((h) => h.name === 'fast'));
     await waitFor(() => auditLines(s.auditFile).some((l) => l.kind === 'trust' && l.action === 'approve' && l.tool === 'fast' && l.reason === 'alice'), 5000, 'approval audited');
