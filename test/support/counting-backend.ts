@@ -44,15 +44,3 @@ export async function startCountingBackend(): Promise<CountingBackend> {
     },
   };
 }
-
-/** The most arrivals within any window of `windowMs` (each window starting at an arrival). */
-export function maxInWindow(arrivals: readonly number[], windowMs: number): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  let end = 0;
-  for (let start = 0; start < sorted.length; start++) {
-    while (end < sorted.length && sorted[end]! < sorted[start]! + windowMs) end++;
-    most = Math.max(most, end - start);
-  }
-  return most;
-}
