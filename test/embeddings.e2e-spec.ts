@@ -49,8 +49,9 @@ function captureLogs(): { lines: string[]; restore(): void } {
   return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write)) };
 }
 
+/** The endpoint's config; a query's deadline (timeoutMs) that a loaded box keeps with room to spare. */
 function embeddings(url: string, over: Partial<EmbeddingsConfig> = {}): EmbeddingsConfig {
-  return { url, model: 'fixture-model', headers: { Authorization: `Bearer ${TOKEN}` }, timeoutMs: 500, batchTimeoutMs: 5000, batchSize: 8, ...over };
+  return { url, model: 'fixture-model', headers: { Authorization: `Bearer ${TOKEN}` }, timeoutMs: 5000, batchTimeoutMs: 5000, batchSize: 8, ...over };
 }
 
 async function find(client: Client, query: string, extra: Record<string, unknown> = {}): Promise<Hit[]> {

@@ -165,7 +165,7 @@ describe('a backend met in another era after a reconnect', () => {
     await Promise.all([modern?.stop(), everything && stopProcess(everything)]);
   });
 
-  test('backend_protocol_era follows it: modern, kept while it is down, then legacy once met as a 2025 server', { timeout: 90_000 }, async () => {
+  test('backend_protocol_era follows it: modern, kept while it is down, then legacy once met as a 2025 server', { timeout: 300_000 }, async () => {
     await waitFor(() => stateOf().status === 'up', 15_000, 'svc up');
     assert.deepEqual(await eraSeries(), [0, 1]);
     // The same URL, now served by a 2025 server (a rollback in place): `era: auto` probes again.

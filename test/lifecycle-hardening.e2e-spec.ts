@@ -37,7 +37,7 @@ function errorText(error: unknown): string {
 }
 
 describe('drain deadline', () => {
-  test('at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0', { timeout: 90_000 }, async () => {
+  test('at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0', { timeout: 300_000 }, async () => {
     const dir = tempDir('centralmcp-drain-');
     const counts = join(dir, 'slow.counts');
     const router = spawnRouter(
@@ -85,7 +85,7 @@ describe('drain deadline', () => {
 });
 
 describe('boot', () => {
-  test('the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing', { timeout: 90_000 }, async () => {
+  test('the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing', { timeout: 300_000 }, async () => {
     const router = spawnRouter(
       [
         'backends:',
@@ -112,7 +112,7 @@ describe('boot', () => {
     assert.equal(code, 0, router.other());
   });
 
-  test('a port already in use: one JSON line naming the address, exit 78, no backend spawned', { timeout: 60_000 }, async () => {
+  test('a port already in use: one JSON line naming the address, exit 78, no backend spawned', { timeout: 300_000 }, async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as AddressInfo).port;
@@ -139,7 +139,7 @@ describe('boot', () => {
 });
 
 describe('npm start', () => {
-  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 90_000 }, async () => {
+  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 300_000 }, async () => {
     // The repository's own `start` script, run by npm in a folder whose `dist` is the tests' build:
     // what npm does with the signal is under test, and `npm start` in the repository would rebuild
     // (`prestart`) and run the production build in dist/, which tests leave alone.

@@ -19,7 +19,7 @@ export async function startCountingBackend(): Promise<CountingBackend> {
   });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`counting server did not listen: ${stderr}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`counting server did not listen: ${stderr}`)), 60_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (stderr.includes('listening on port')) {

@@ -39,7 +39,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     });
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output}`)), 60_000);
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) {
