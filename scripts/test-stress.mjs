@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * The stress runner (`npm run test:stress [-- N]`): runs the unit and e2e suites N times (default
- * 3, or STRESS_RUNS) beside two CPU hogs, the load of a shared 2-core machine, then lists every
+ * The stress runner (`npm run test:stress [-- N [spec files…]]`): runs the unit and e2e suites N
+ * times (default 3, or STRESS_RUNS) beside two CPU hogs, the load of a shared 2-core machine, then lists every
  * test that failed at least once and in how many runs, and any process a run left behind. Exits 1
  * if anything failed or was left running. dist-test/ must be built (npm run test:stress builds it).
  *
  * Each run's full output is kept in a folder of its own (printed at the start), beside the JSON
- * lines of its failures.
+ * lines of its failures. Spec file names after N narrow the runs to those files (a suspected flaky
+ * test, run many times).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD = join(ROOT, 'dist-test');
 const runs = Number(process.argv[2] ?? process.env.STRESS_RUNS ?? 3);
+const only = process.argv.slice(3);
 if (!Number.isInteger(runs) || runs < 1) {
   process.stderr.write(`usage: node scripts/test-stress.mjs [runs], got ${process.argv[2]}\n`);
   process.exit(2);
@@ -66,7 +68,7 @@ function runOnce(i) {
   const failures = join(out, `run-${i}.failures.jsonl`);
   const started = Date.now();
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), 'unit', 'e2e', '--failures', failures], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), 'unit', 'e2e', ...only, '--failures', failures], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     const sink = createWriteStream(log);
     child.stdout.pipe(sink, { end: false });
     child.stderr.pipe(sink, { end: false });
