@@ -93,7 +93,7 @@ describe('find_tool with an embeddings endpoint', () => {
       }),
     );
     client = await router.connect();
-    await waitFor(() => router.app.getHttpServer().listening, 5000, 'listening');
+    await waitFor(() => router.app.getHttpServer().listening, 60_000, 'listening');
   });
   after(async () => {
     await router?.close();

@@ -61,7 +61,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     return all;
   };
   const state = (name: string) => states().find((s) => s.name === name)!;
-  const waitUp = (name: string, ms = 10_000) => waitFor(() => state(name).status === 'up', ms, `${name} up`);
+  const waitUp = (name: string, ms = 60_000) => waitFor(() => state(name).status === 'up', ms, `${name} up`);
 
   before(async () => {
     [faultyHttp, crashyHttp, crashloopHttp, healthyHttp] = await Promise.all([

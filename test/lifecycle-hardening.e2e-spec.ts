@@ -46,9 +46,9 @@ describe('drain deadline', () => {
     );
     started.push(router);
     const mcpUrl = await router.listening();
-    await waitFor(() => childrenOf(router.child.pid!).length === 1, 10_000, 'backend started');
+    await waitFor(() => childrenOf(router.child.pid!).length === 1, 60_000, 'backend started');
     const groups = childrenOf(router.child.pid!);
-    await waitFor(() => (readCounts(counts)['tools/list'] ?? 0) >= 1, 10_000, 'catalog listed');
+    await waitFor(() => (readCounts(counts)['tools/list'] ?? 0) >= 1, 60_000, 'catalog listed');
 
     // Each of these would take a minute; the drain deadline is 1.5 s.
     const batch = callTool(mcpUrl, 'invoke_read_tool_batch', {
@@ -59,7 +59,7 @@ describe('drain deadline', () => {
       ],
     });
     const single = callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } });
-    await waitFor(() => (readCounts(counts)['tools/call:sleep'] ?? 0) === 2, 10_000, 'both calls reached the backend');
+    await waitFor(() => (readCounts(counts)['tools/call:sleep'] ?? 0) === 2, 60_000, 'both calls reached the backend');
     router.child.kill('SIGTERM');
 
     const [batchAnswer, singleAnswer] = await Promise.all([batch, single]);
@@ -76,7 +76,7 @@ describe('drain deadline', () => {
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, router.other());
     assert.deepEqual(readCounts(counts)['tools/call:sleep'], 2, 'the second batch entry never reached the backend');
     assert.equal(readCounts(counts)['tools/call:fast'], undefined);
-    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 5_000, 'every backend process group gone');
+    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
     const messages = router.logs.map(msgOf);
     for (const expected of ['drain deadline passed: stopping the calls in flight', 'drained: stopped calls answered', 'stopped']) {
       assert.ok(messages.includes(expected), `${expected} in ${JSON.stringify(messages)}`);
@@ -156,15 +156,15 @@ describe('npm start', () => {
     await router.listening();
     const routerPid = router.logs.find((l) => msgOf(l) === 'router listening')!.pid as number;
     assert.notEqual(routerPid, router.child.pid, 'npm runs the router as a child');
-    await waitFor(() => childrenOf(routerPid).length === 1, 10_000, 'backend started');
+    await waitFor(() => childrenOf(routerPid).length === 1, 60_000, 'backend started');
     const groups = childrenOf(routerPid);
     router.child.kill('SIGTERM');
     try {
-      await waitFor(() => !isAlive(routerPid), 20_000, 'the router exited');
+      await waitFor(() => !isAlive(routerPid), 60_000, 'the router exited');
     } finally {
       if (isAlive(routerPid)) process.kill(routerPid, 'SIGKILL');
     }
     assert.ok(router.logs.some((l) => msgOf(l) === 'stopped'), 'the router shut down cleanly');
-    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 5_000, 'every backend process group gone');
+    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
   });
 });

@@ -32,7 +32,7 @@ async function startMrtrServer(name: string): Promise<{ url: string; child: Chil
   const child = spawn(process.execPath, [MRTR_SERVER, '--port', String(port), '--name', name], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 10_000, 'mrtr server listening');
+  await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 60_000, 'mrtr server listening');
   if (child.exitCode !== null) throw new Error(`mrtr server exited: ${stderr}`);
   const base = `http://127.0.0.1:${port}`;
   return {

@@ -72,7 +72,7 @@ describe('concurrent writers of the pins file', () => {
     const toolsOf = (backend: string) => readPins().pending.filter((p) => p.backend === backend).map((p) => p.tool).sort();
     const expected = new Map(APPROVED.map((b) => [b, toolsOf(b)]));
     assert.ok([...expected.values()].every((tools) => tools.length > 3));
-    await until(async () => (await client.read('fast', CHURN)).status === 'ok', 10_000, 'churn approved in the router');
+    await until(async () => (await client.read('fast', CHURN)).status === 'ok', 60_000, 'churn approved in the router');
 
     // The router writes a new pending definition of churn:fast on every rewrite, while the CLIs
     // run: each rewrite waits for the router's record of the one before (its pending entry), so
@@ -106,7 +106,7 @@ describe('concurrent writers of the pins file', () => {
     assert.ok(pins.pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'setup'), 'the first approval kept too');
     assert.ok(rewrites > 1, 'the router wrote while the CLIs ran');
     // The router took every approval up without a restart.
-    for (const backend of APPROVED) await until(async () => (await client.read('fast', backend)).status === 'ok', 10_000, `${backend}:fast callable`);
+    for (const backend of APPROVED) await until(async () => (await client.read('fast', backend)).status === 'ok', 60_000, `${backend}:fast callable`);
     assert.equal(existsSync(`${pinsFile}.lock`), false, 'no lock file left behind');
   });
 
@@ -141,7 +141,7 @@ describe('concurrent writers of the pins file', () => {
     const lock = `${pinsFile}.lock`;
     writeFileSync(lock, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), token: 'dead-holder', at: new Date().toISOString() }), { flag: 'wx' });
     await client.read('fixture_set_description', CHURN, { text: 'after the crash', notify: true });
-    await waitFor(() => readPins().pending.some((p) => p.backend === CHURN && p.definition.description === 'after the crash'), 10_000, 'router wrote past the dead lock');
+    await waitFor(() => readPins().pending.some((p) => p.backend === CHURN && p.definition.description === 'after the crash'), 60_000, 'router wrote past the dead lock');
     const run = await pinsCli(['approve', CHURN, '--by', 'after-crash']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(readPins().pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'after-crash'));
