@@ -1,5 +1,5 @@
 // The harness's child scripts and autocannon's types, so that compiling anything that imports the
-// harness (test/bench-smoke.e2e-spec.ts under the root tsconfig) compiles them too.
+// harness (test/bench-smoke.bench-spec.ts under tsconfig.test.json) compiles them too.
 /// <reference path="./autocannon.d.ts" />
 /// <reference path="./router-child.ts" />
 /// <reference path="./bare-responder.ts" />

@@ -18,7 +18,7 @@ describe('official MCP conformance scenarios', () => {
 
   for (const scenario of ['server-initialize', 'ping', 'tools-list', 'tools-call-error', 'dns-rebinding-protection']) {
     test(scenario, async () => {
-      const { stdout } = await run(process.execPath, [CONFORMANCE, 'server', '--url', router.url, '--scenario', scenario], { timeout: 60_000 });
+      const { stdout } = await run(process.execPath, [CONFORMANCE, 'server', '--url', router.url, '--scenario', scenario], { timeout: 300_000 });
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(stdout);
       assert.ok(summary, stdout);
       assert.equal(summary[3], '0', stdout);

@@ -23,7 +23,7 @@ const FLOORS: Record<DiscoverySetName, { recallAt5: number; mrrAt10: number }> =
 const lexicon = loadLexicon();
 
 for (const name of Object.keys(FLOORS) as DiscoverySetName[]) {
-  test(`find_tool ranking holds its floor on the ${name} test part`, { timeout: 120_000 }, () => {
+  test(`find_tool ranking holds its floor on the ${name} test part`, { timeout: 300_000 }, () => {
     const set = loadDiscoverySet(name);
     const index = buildToolIndex(set.tools, { lexicon });
     const score = scorePart(

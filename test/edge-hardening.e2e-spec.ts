@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { LEGACY_VERSIONS, PROTOCOL_VERSIONS } from '../src/mcp/domain/protocol-versions';
+import { until } from './support/backend-processes';
 import { rawConnection, rawRequest, requestText } from './support/raw-http';
 import { captureLogs } from './support/logs';
 import { startRouter, testConfig, type RunningRouter } from './support/router';
 
 /**
- * The /mcp edge over raw sockets (issue 12, items 1 and 2): what HTTP client libraries never send
+ * The /mcp edge over raw sockets: what HTTP client libraries never send
  * (repeated Authorization headers, bodies that stop half-way, headers that never end) is answered
  * as the README promises, and nobody holds the router's memory or connections without a credential.
- * The protocol versions the router lists are each served end to end (item 12).
+ * The protocol versions the router lists are each served end to end.
  */
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -155,12 +155,11 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
     for (const a of answers) a.catch(() => undefined);
     for (const socket of held) socket.destroy();
     // Once those are gone (the router learns it from their close), a request is served again.
-    let status = 0;
-    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-      if (attempt > 0) await sleep(100);
-      status = (await rawRequest(port, requestText('/mcp', [...JSON_HEADERS, `Content-Length: ${PING.length}`], PING))).status;
-    }
-    assert.equal(status, 200);
+    await until(
+      async () => (await rawRequest(port, requestText('/mcp', [...JSON_HEADERS, `Content-Length: ${PING.length}`], PING))).status === 200,
+      60_000,
+      'a request served again once the held bodies are gone',
+    );
     // Sixteen clients went away mid-body: nothing for an operator to act on.
     assert.deepEqual(logs.lines().filter((l) => l.level === 'error'), []);
   });

@@ -5,12 +5,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { EmbeddingsConfig } from '../src/config/config.types';
 import { startEmbeddingsServer, type EmbeddingsFixture } from './fixtures/embeddings-server';
 import { freePort } from './support/backend-servers';
-import { waitFor } from './support/backend-processes';
+import { until, waitFor } from './support/backend-processes';
 import { deltas, scrapeMetrics } from './support/metrics';
 import { callTool, everythingBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
 /**
- * find_tool with an embeddings endpoint (issue #10, part 3): the real router, real demo backends,
+ * find_tool with an embeddings endpoint: the real router, real demo backends,
  * and a local endpoint speaking the OpenAI embeddings API with a deterministic model of its own.
  * Read as a model reads the answers (hits) and as an operator does (metrics, log lines).
  */
@@ -49,8 +49,9 @@ function captureLogs(): { lines: string[]; restore(): void } {
   return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write)) };
 }
 
+/** The endpoint's config; a query's deadline (timeoutMs) that a loaded box keeps with room to spare. */
 function embeddings(url: string, over: Partial<EmbeddingsConfig> = {}): EmbeddingsConfig {
-  return { url, model: 'fixture-model', headers: { Authorization: `Bearer ${TOKEN}` }, timeoutMs: 500, batchTimeoutMs: 5000, batchSize: 8, ...over };
+  return { url, model: 'fixture-model', headers: { Authorization: `Bearer ${TOKEN}` }, timeoutMs: 5000, batchTimeoutMs: 5000, batchSize: 8, ...over };
 }
 
 async function find(client: Client, query: string, extra: Record<string, unknown> = {}): Promise<Hit[]> {
@@ -92,7 +93,7 @@ describe('find_tool with an embeddings endpoint', () => {
       }),
     );
     client = await router.connect();
-    await waitFor(() => router.app.getHttpServer().listening, 5000, 'listening');
+    await waitFor(() => router.app.getHttpServer().listening, 60_000, 'listening');
   });
   after(async () => {
     await router?.close();
@@ -101,14 +102,11 @@ describe('find_tool with an embeddings endpoint', () => {
   });
 
   test('each distinct tool text is embedded once, in batches, with the configured model and headers', async () => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
+    await until(async () => {
       const samples = await scrapeMetrics(router);
       catalogSize = [...samples].filter(([k]) => k.startsWith('centralmcp_router_catalog_tools{')).reduce((sum, [, v]) => sum + v, 0);
-      if (catalogSize > 20 && samples.get('centralmcp_router_embeddings_tools') === catalogSize) break;
-      assert.ok(Date.now() < deadline, `tools embedded: ${samples.get('centralmcp_router_embeddings_tools')} of ${catalogSize}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return catalogSize > 20 && samples.get('centralmcp_router_embeddings_tools') === catalogSize;
+    }, 60_000, 'every tool embedded');
     const texts = toolTextCounts();
     assert.ok(texts.every(([, count]) => count === 1), JSON.stringify(texts.filter(([, c]) => c !== 1)));
     // memory and memory-b share their 9 texts.
@@ -181,11 +179,7 @@ describe('find_tool with an embeddings endpoint', () => {
     assert.deepEqual(deltas(before, await scrapeMetrics(router), FAILURES), { [`${FAILURES}{reason="dimension"}`]: 1 });
     assert.match(warnings(mark)[0] ?? '', /"reason":"dimension".*"dimensions":\{"from":256,"to":128\}/);
     // Every tool text is sent once more, for the new model, and dense ranking is back.
-    const deadline = Date.now() + 30_000;
-    while ((await embeddedTools()) !== catalogSize) {
-      assert.ok(Date.now() < deadline, 're-embedded in time');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => (await embeddedTools()) === catalogSize, 60_000, 'every tool re-embedded');
     const texts = toolTextCounts();
     assert.ok(texts.every(([, count]) => count === 2), JSON.stringify(texts.filter(([, c]) => c !== 2)));
     const fused = await search(REMEMBER, { top_k: 5 });
@@ -207,18 +201,10 @@ describe('find_tool with an embeddings endpoint that is down from the start', ()
 
   test('readiness does not wait for it, find_tool answers lexically, and the failures are counted', async () => {
     const ready = () => fetch(router.url.replace(/\/mcp$/, '/health/ready')).then((r) => r.status);
-    const deadline = Date.now() + 20_000;
-    while ((await ready()) !== 200) {
-      assert.ok(Date.now() < deadline, 'ready');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => (await ready()) === 200, 60_000, 'ready');
     const [hit] = await find(client, 'sum of two numbers');
     assert.equal(hit?.name, 'get-sum');
-    const deadline2 = Date.now() + 10_000;
-    while (((await scrapeMetrics(router)).get(`${FAILURES}{reason="unreachable"}`) ?? 0) < 1) {
-      assert.ok(Date.now() < deadline2, 'the failed catalog batch is counted');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => ((await scrapeMetrics(router)).get(`${FAILURES}{reason="unreachable"}`) ?? 0) >= 1, 60_000, 'the failed catalog batch is counted');
     assert.equal((await scrapeMetrics(router)).get('centralmcp_router_embeddings_tools'), 0);
   });
 });

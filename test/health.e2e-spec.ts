@@ -65,14 +65,14 @@ describe('health probes over real backends', () => {
     const before = stateOf('files');
     assert.ok(before.pid !== undefined);
     process.kill(-before.pid, 'SIGKILL');
-    const down = await readyBecomes(503, 3_000);
+    const down = await readyBecomes(503, 60_000);
     assert.equal(down.body.status, 'error');
     assert.deepEqual(Object.keys(down.body.error), ['backend:files']);
     assert.notEqual(down.body.error['backend:files'].state, 'up');
     assert.equal(down.body.error['backend:files'].required, true);
     assert.equal(down.body.info['backend:memory'].status, 'up');
 
-    const up = await readyBecomes(200, 20_000);
+    const up = await readyBecomes(200, 60_000);
     assert.equal(up.body.details['backend:files'].state, 'up');
     const after = stateOf('files');
     assert.ok(after.restarts >= 1 && after.pid !== before.pid && !isAlive(before.pid));
@@ -84,7 +84,7 @@ describe('health probes over real backends', () => {
     const pid = stateOf('everything').pid;
     assert.ok(pid !== undefined);
     process.kill(-pid, 'SIGKILL');
-    await waitFor(() => stateOf('everything').status !== 'up', 3_000, 'everything down');
+    await waitFor(() => stateOf('everything').status !== 'up', 60_000, 'everything down');
     const ready = await get('/health/ready');
     assert.equal(ready.status, 200);
     assert.equal(ready.body.details['backend:everything'].status, 'up', 'readiness verdict');

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { isAlive, livingInGroup, waitFor } from './support/backend-processes';
+import { isAlive, livingInGroup, until, waitFor } from './support/backend-processes';
 import { childrenOf, FAULT_SERVER, readCounts } from './support/fault-backends';
 import { msgOf, spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
-import { tempDir } from './support/router';
+import { BUILD, ROOT, tempDir } from './support/router';
 
 /**
- * The router as an operator runs it (issue 12): the built `main.js` in its own process, real
- * signals, real backends. The drain deadline is kept (item 3); the router listens before its
- * backends connect (item 4) and says plainly when it cannot listen (item 8).
+ * The router as an operator runs it: the built `main.js` in its own process, real signals, real
+ * backends. The drain deadline is kept; the router listens before its backends connect and says
+ * plainly when it cannot listen.
  */
 
 const started: SpawnedRouter[] = [];
@@ -36,7 +37,7 @@ function errorText(error: unknown): string {
 }
 
 describe('drain deadline', () => {
-  test('at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0', { timeout: 90_000 }, async () => {
+  test('at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0', { timeout: 300_000 }, async () => {
     const dir = tempDir('centralmcp-drain-');
     const counts = join(dir, 'slow.counts');
     const router = spawnRouter(
@@ -45,9 +46,9 @@ describe('drain deadline', () => {
     );
     started.push(router);
     const mcpUrl = await router.listening();
-    await waitFor(() => childrenOf(router.child.pid!).length === 1, 10_000, 'backend started');
+    await waitFor(() => childrenOf(router.child.pid!).length === 1, 60_000, 'backend started');
     const groups = childrenOf(router.child.pid!);
-    await waitFor(() => (readCounts(counts)['tools/list'] ?? 0) >= 1, 10_000, 'catalog listed');
+    await waitFor(() => (readCounts(counts)['tools/list'] ?? 0) >= 1, 60_000, 'catalog listed');
 
     // Each of these would take a minute; the drain deadline is 1.5 s.
     const batch = callTool(mcpUrl, 'invoke_read_tool_batch', {
@@ -58,7 +59,7 @@ describe('drain deadline', () => {
       ],
     });
     const single = callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } });
-    await waitFor(() => (readCounts(counts)['tools/call:sleep'] ?? 0) === 2, 10_000, 'both calls reached the backend');
+    await waitFor(() => (readCounts(counts)['tools/call:sleep'] ?? 0) === 2, 60_000, 'both calls reached the backend');
     router.child.kill('SIGTERM');
 
     const [batchAnswer, singleAnswer] = await Promise.all([batch, single]);
@@ -75,7 +76,7 @@ describe('drain deadline', () => {
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, router.other());
     assert.deepEqual(readCounts(counts)['tools/call:sleep'], 2, 'the second batch entry never reached the backend');
     assert.equal(readCounts(counts)['tools/call:fast'], undefined);
-    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 5_000, 'every backend process group gone');
+    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
     const messages = router.logs.map(msgOf);
     for (const expected of ['drain deadline passed: stopping the calls in flight', 'drained: stopped calls answered', 'stopped']) {
       assert.ok(messages.includes(expected), `${expected} in ${JSON.stringify(messages)}`);
@@ -84,25 +85,23 @@ describe('drain deadline', () => {
 });
 
 describe('boot', () => {
-  test('the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing', { timeout: 90_000 }, async () => {
+  test('the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing', { timeout: 300_000 }, async () => {
     const router = spawnRouter(
       [
         'backends:',
         ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']),
         // Reads its input and never answers `initialize`.
-        ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 60_000 }),
+        ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 600_000 }),
         '',
       ].join('\n'),
     );
     started.push(router);
     const base = (await router.listening()).replace(/\/mcp$/, '');
     assert.equal((await fetch(`${base}/health/live`)).status, 200);
-    // Readiness waits for the required backend only; meanwhile the mute one is still connecting.
-    let ready = await fetch(`${base}/health/ready`);
-    for (let i = 0; ready.status !== 200 && i < 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      ready = await fetch(`${base}/health/ready`);
-    }
+    // Readiness waits for the required backend only; meanwhile the mute one is still connecting
+    // (its first attempt lasts its 10-minute timeout).
+    await until(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000, 'ready');
+    const ready = await fetch(`${base}/health/ready`);
     const body = (await ready.json()) as { info: Record<string, { state?: string }> };
     assert.equal(ready.status, 200, JSON.stringify(body));
     assert.equal(body.info['backend:fast'].state, 'up');
@@ -113,7 +112,7 @@ describe('boot', () => {
     assert.equal(code, 0, router.other());
   });
 
-  test('a port already in use: one JSON line naming the address, exit 78, no backend spawned', { timeout: 60_000 }, async () => {
+  test('a port already in use: one JSON line naming the address, exit 78, no backend spawned', { timeout: 300_000 }, async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as AddressInfo).port;
@@ -140,26 +139,32 @@ describe('boot', () => {
 });
 
 describe('npm start', () => {
-  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 90_000 }, async () => {
+  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 300_000 }, async () => {
+    // The repository's own `start` script, run by npm in a folder whose `dist` is the tests' build:
+    // what npm does with the signal is under test, and `npm start` in the repository would rebuild
+    // (`prestart`) and run the production build in dist/, which tests leave alone.
+    const pkgDir = tempDir('centralmcp-npm-start-');
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: 'npm-start-e2e', private: true, scripts: { start: scripts.start } }));
+    symlinkSync(BUILD, join(pkgDir, 'dist'));
     const router = spawnRouter(
       ['backends:', ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']), ''].join('\n'),
       {},
-      // --ignore-scripts: the router is built already; `prestart` would rebuild it under other tests' feet.
-      { file: 'npm', args: ['start', '--ignore-scripts', '--silent'] },
+      { file: 'npm', args: ['start', '--silent'], cwd: pkgDir },
     );
     started.push(router);
     await router.listening();
     const routerPid = router.logs.find((l) => msgOf(l) === 'router listening')!.pid as number;
     assert.notEqual(routerPid, router.child.pid, 'npm runs the router as a child');
-    await waitFor(() => childrenOf(routerPid).length === 1, 10_000, 'backend started');
+    await waitFor(() => childrenOf(routerPid).length === 1, 60_000, 'backend started');
     const groups = childrenOf(routerPid);
     router.child.kill('SIGTERM');
     try {
-      await waitFor(() => !isAlive(routerPid), 20_000, 'the router exited');
+      await waitFor(() => !isAlive(routerPid), 60_000, 'the router exited');
     } finally {
       if (isAlive(routerPid)) process.kill(routerPid, 'SIGKILL');
     }
     assert.ok(router.logs.some((l) => msgOf(l) === 'stopped'), 'the router shut down cleanly');
-    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 5_000, 'every backend process group gone');
+    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { waitFor } from './support/backend-processes';
+import { until, waitFor } from './support/backend-processes';
 import { freePort } from './support/backend-servers';
 import { FAULT_SERVER, type FaultHttpServer, fixtureStats, startFaultHttp } from './support/fault-backends';
 import { readAsModel, type ToolResult } from './support/router';
@@ -32,7 +32,7 @@ async function startMrtrServer(name: string): Promise<{ url: string; child: Chil
   const child = spawn(process.execPath, [MRTR_SERVER, '--port', String(port), '--name', name], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 10_000, 'mrtr server listening');
+  await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 60_000, 'mrtr server listening');
   if (child.exitCode !== null) throw new Error(`mrtr server exited: ${stderr}`);
   const base = `http://127.0.0.1:${port}`;
   return {
@@ -71,10 +71,7 @@ describe('2026-07-28 multi round-trip results (input_required) from backends', (
     );
     const url = await router.listening();
     const readyUrl = url.replace(/\/mcp$/, '/health/ready');
-    for (let i = 0; (await fetch(readyUrl)).status !== 200; i++) {
-      if (i > 400) throw new Error(`router not ready: ${router.other()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => (await fetch(readyUrl)).status === 200, 60_000, 'router ready');
     client = new Client({ name: 'mrtr-e2e', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   });

@@ -7,7 +7,7 @@ import { captureLogs } from './support/logs';
 import { startRouter, testConfig, type RunningRouter } from './support/router';
 
 /**
- * What an operator reads (issue 12): the log says why a backend call failed, once per backend and
+ * What an operator reads: the log says why a backend call failed, once per backend and
  * reason in a window, and never with argument values; a stdio command that cannot run is named
  * once with its OS error; log lines have one shape, and work a call set off does not carry its id.
  */
@@ -21,7 +21,8 @@ describe('operator view: failed backend calls', () => {
 
   before(async () => {
     logs = captureLogs();
-    router = await startRouter(testConfig([faultStdioBackend('flaky', {}, { timeoutMs: 1000 })], { logLevel: 'warn' }));
+    // A deadline a loaded box keeps with room to spare, for the connect as for the calls.
+    router = await startRouter(testConfig([faultStdioBackend('flaky', {}, { timeoutMs: 5000 })], { logLevel: 'warn' }));
     client = new RawMcpClient(router.url);
   });
   after(async () => {
@@ -47,7 +48,7 @@ describe('operator view: failed backend calls', () => {
       'one line per backend and reason in the window',
     );
     assert.equal(lines[0].error, 'the tool answered isError: true');
-    assert.match(lines[1].error, /did not answer within 1000 ms/);
+    assert.match(lines[1].error, /did not answer within 5000 ms/);
     for (const line of lines) {
       assert.equal(typeof line.durationMs, 'number');
       assert.equal(typeof line.requestId, 'string');
@@ -73,7 +74,7 @@ describe('operator view: a stdio command that does not exist', () => {
   test('names the command and the OS error once, at warn, however often supervision retries', async () => {
     const backends = router.app.get(BackendsService);
     const state = () => backends.states().find((s) => s.name === 'typo')!;
-    await waitFor(() => state().restarts >= 2, 15_000, 'three attempts');
+    await waitFor(() => state().restarts >= 2, 60_000, 'three attempts');
     const failed = logs.lines().filter((l) => l.level === 'warn' && l.backend === 'typo');
     assert.deepEqual(failed.map((l) => l.message), ['backend connect failed'], JSON.stringify(failed));
     assert.equal(failed[0].error, 'cannot run command "centralmcp-no-such-command": ENOENT (no such file, or not on PATH)');
@@ -108,9 +109,9 @@ describe('operator view: log lines', () => {
       { 'x-request-id': 'the-crashing-call' },
     );
     assert.equal(reply.status, 200);
-    await waitFor(() => state().status === 'down', 10_000, 'backend seen down');
+    await waitFor(() => state().status === 'down', 60_000, 'backend seen down');
     await crashy.restart();
-    await waitFor(() => state().status === 'up', 20_000, 'backend back up');
+    await waitFor(() => state().status === 'up', 60_000, 'backend back up');
     const afterwards = logs.lines().filter((l) => ['backend reconnect scheduled', 'backend connect failed', 'backend up', 'backend crash-looping'].includes(l.message));
     assert.ok(afterwards.some((l) => l.message === 'backend up'), JSON.stringify(afterwards));
     assert.deepEqual(afterwards.filter((l) => l.requestId !== undefined), [], 'no line of the reconnect carries a request id');

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { until } from './support/backend-processes';
 import { SERVER_ENTRIES } from './support/backend-servers';
 import { startRedisServer, type RedisServer } from './support/redis-server';
 import { startRouterProcess, stdioBackendYaml, type RouterProcess } from './support/router-process';
 import { readAsModel, tempDir, type ToolResult } from './support/router';
 
 /**
- * Issue 14: a confirmation token is single use across replicas. Two router processes share one
+ * A confirmation token is single use across replicas. Two router processes share one
  * Redis (`rateLimit.store: redis`) and one cursor key, each with its own filesystem server over
  * the same folder, as two pods over one volume. A token used on replica A is refused on replica
  * B and the file is not written again; with Redis gone a confirmed write is refused (fail closed,
@@ -127,24 +127,18 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     assert.equal(plain.head.status, 'ok');
 
     await redis.restart();
-    // The replica reconnects on its own (within 2 s); until then the answer stays the retryable one.
+    // The replica reconnects on its own; until then the answer stays the retryable one.
     let answer = refused;
-    for (let attempt = 0; attempt < 100 && answer.head.status === 'error'; attempt++) {
-      await sleep(100);
+    await until(async () => {
       answer = await invoke(b, { name: 'write_file', arguments: args, confirm: token });
       if (answer.head.status === 'error') assert.match(answer.head.error.message, /unavailable/);
-    }
+      return answer.head.status !== 'error';
+    }, 60_000, 'replica B reconnected to Redis');
     assert.equal(answer.head.status, 'ok');
     assert.equal(readFileSync(target, 'utf8'), 'after the outage');
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const fromA = await invoke(a, { name: 'write_file', arguments: args, confirm: token });
-      if (fromA.head.status !== 'error') {
-        assert.equal(fromA.head.status, 'blocked');
-        assert.match(fromA.head.error.message, /already used/);
-        return;
-      }
-      await sleep(100);
-    }
-    assert.fail('replica A never reconnected to Redis');
+    let fromA = answer;
+    await until(async () => (fromA = await invoke(a, { name: 'write_file', arguments: args, confirm: token })).head.status !== 'error', 60_000, 'replica A reconnected to Redis');
+    assert.equal(fromA.head.status, 'blocked');
+    assert.match(fromA.head.error.message, /already used/);
   });
 });

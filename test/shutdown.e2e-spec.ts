@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { livingInGroup, waitFor } from './support/backend-processes';
+import { livingInGroup, until, waitFor } from './support/backend-processes';
 import { SERVER_ENTRIES } from './support/backend-servers';
-import { ROOT, tempDir } from './support/router';
+import { FAULT_SERVER, readCounts } from './support/fault-backends';
+import { killTree } from './support/reaper';
+import { stdioBackendYaml } from './support/router-process';
+import { ROUTER_MAIN, tempDir } from './support/router';
 
 interface LogLine {
   level: string;
@@ -34,7 +37,7 @@ let router: ChildProcess | undefined;
 let backendGroups: number[] = [];
 after(() => {
   // Only if an assertion failed half-way: leave nothing of ours running.
-  if (router && router.exitCode === null && router.signalCode === null) router.kill('SIGKILL');
+  if (router && router.exitCode === null && router.signalCode === null) killTree(router.pid!);
   for (const group of backendGroups) {
     try {
       process.kill(-group, 'SIGKILL');
@@ -44,17 +47,17 @@ after(() => {
   }
 });
 
-test('SIGTERM: readiness 503 and new work refused at once, the in-flight call finishes ok, exit 0, no backend survives', { timeout: 60_000 }, async () => {
+test('SIGTERM: readiness 503 and new work refused at once, the in-flight call finishes ok, exit 0, no backend survives', async () => {
   const dir = tempDir();
   const configFile = join(dir, 'router.yaml');
+  const counts = join(dir, 'held.counts');
+  const release = join(dir, 'release');
   writeFileSync(
     configFile,
     [
       'backends:',
-      '  everything:',
-      '    transport: stdio',
-      `    command: ${JSON.stringify(process.execPath)}`,
-      `    args: [${JSON.stringify(SERVER_ENTRIES.everything)}, stdio]`,
+      // Holds a call until the test creates `release`: in flight for as long as the test needs.
+      ...stdioBackendYaml('held', FAULT_SERVER, ['--name', 'held', '--count-file', counts]),
       '  files:',
       '    transport: stdio',
       `    command: ${JSON.stringify(process.execPath)}`,
@@ -62,14 +65,15 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
       '',
     ].join('\n'),
   );
-  router = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  router = spawn(process.execPath, [ROUTER_MAIN], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       CENTRALMCP_ROUTER_CONFIG: configFile,
       CENTRALMCP_ROUTER_PORT: '0',
       CENTRALMCP_ROUTER_LOG_LEVEL: 'debug',
-      CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '10000',
+      // A ceiling only: the router exits as soon as the held call is answered.
+      CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '120000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -85,13 +89,13 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
     for (const line of lines) if (line.trim() !== '') logs.push(JSON.parse(line) as LogLine);
   });
 
-  await waitFor(() => logs.some((l) => msgOf(l) === 'router listening') || router!.exitCode !== null, 30_000, 'router listening');
+  await waitFor(() => logs.some((l) => msgOf(l) === 'router listening') || router!.exitCode !== null, 60_000, 'router listening');
   const listening = logs.find((l) => msgOf(l) === 'router listening');
   assert.ok(listening, `router did not start: ${stderr}`);
   const mcpUrl = listening.url as string;
   const base = mcpUrl.replace(/\/mcp$/, '');
   // Backends connect once the router listens; readiness says when they are up.
-  await waitFor(() => logs.some((l) => msgOf(l) === 'backends started'), 30_000, 'backends started');
+  await waitFor(() => logs.some((l) => msgOf(l) === 'backends started'), 60_000, 'backends started');
   assert.equal((await fetch(`${base}/health/ready`)).status, 200);
 
   backendGroups = childrenOf(router.pid!);
@@ -100,20 +104,17 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
 
   const client = new Client({ name: 'shutdown-e2e', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
-  const startedAt = Date.now();
-  const inFlight = client.callTool({
-    name: 'invoke_read_tool',
-    arguments: { name: 'trigger-long-running-operation', server: 'everything', arguments: { duration: 2, steps: 2 } },
-  });
-  // Let the call reach the backend before the signal.
-  await new Promise((r) => setTimeout(r, 500));
+  let answered = false;
+  const inFlight = client
+    .callTool({ name: 'invoke_read_tool', arguments: { name: 'wait_for_file', server: 'held', arguments: { path: release } } })
+    .finally(() => (answered = true));
+  // The signal comes once the backend has the call (its own record of it).
+  await waitFor(() => (readCounts(counts)['tools/call:wait_for_file'] ?? 0) === 1, 60_000, 'the call reached the backend');
   router.kill('SIGTERM');
 
-  let ready = await fetch(`${base}/health/ready`);
-  for (let i = 0; ready.status === 200 && i < 50; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    ready = await fetch(`${base}/health/ready`);
-  }
+  // The held call keeps the router draining (it cannot exit) until the test releases it.
+  await until(async () => (await fetch(`${base}/health/ready`)).status === 503, 60_000, 'readiness 503 while draining');
+  const ready = await fetch(`${base}/health/ready`);
   assert.equal(ready.status, 503, 'readiness turns 503 while draining');
   const readyBody = (await ready.json()) as { error: Record<string, { draining?: boolean }> };
   assert.equal(readyBody.error.lifecycle?.draining, true);
@@ -130,16 +131,20 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
   assert.equal(refusal.jsonrpc, '2.0');
   assert.equal(refusal.error.code, -32000);
 
+  // Order, not milliseconds: the call was still in flight through all of the above, and the
+  // router waits for it.
+  assert.equal(answered, false, 'the in-flight call was not cut short by the drain');
+  assert.equal(router.exitCode, null, 'the router waits for the call in flight');
+  writeFileSync(release, '');
   const result = await inFlight;
   assert.equal(result.isError, false, JSON.stringify(result));
   assert.equal((result.structuredContent as { status: string }).status, 'ok');
-  assert.ok(Date.now() - startedAt >= 1_900, 'the call ran its full two seconds');
   await client.close();
 
   const [code, signal] = await exited;
   assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
   // Zombies count as dead: their parent (the router) is gone and init reaps them in its own time.
-  await waitFor(() => backendGroups.every((group) => livingInGroup(group).length === 0), 5_000, 'every backend process group gone');
+  await waitFor(() => backendGroups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
 
   const messages = logs.map(msgOf);
   for (const expected of ['shutting down', 'draining', 'drained', 'stopped']) assert.ok(messages.includes(expected), expected);
@@ -148,6 +153,6 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
     'the refusal is logged with the request\'s correlation id',
   );
   // Results never appear in logs above debug.
-  const leaks = logs.filter((l) => !['debug', 'verbose'].includes(l.level) && JSON.stringify(l).includes('Long running operation completed'));
+  const leaks = logs.filter((l) => !['debug', 'verbose'].includes(l.level) && JSON.stringify(l).includes(`released by ${release}`));
   assert.deepEqual(leaks, []);
 });

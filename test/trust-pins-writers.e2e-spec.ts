@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { waitFor } from './support/backend-processes';
+import { until, waitFor } from './support/backend-processes';
 import { FAULT_SERVER, faultStdioBackend, RawMcpClient } from './support/fault-backends';
 import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
 /**
- * Issue 14: writers of one pins file lose nothing. A running router keeps recording new
+ * Writers of one pins file lose nothing. A running router keeps recording new
  * definitions of a backend that rewrites a tool again and again, while one `pins approve` per
  * other backend runs at the same moment, each its own process. Every approval and the router's
  * last pending entry must all be in the file at the end: each writer read, merged and wrote under
@@ -32,15 +31,6 @@ let router: RunningRouter;
 let client: RawMcpClient;
 
 const readPins = (): PinsFile => JSON.parse(readFileSync(pinsFile, 'utf8')) as PinsFile;
-
-/** Polls an asynchronous condition (a call through the router) until it holds. */
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** `centralmcp-router pins …` as its own process, started without waiting for the others. */
 function pinsCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -68,7 +58,7 @@ before(async () => {
     ),
   );
   client = new RawMcpClient(router.url);
-  await waitFor(() => names.every((n) => readPins().pending.some((p) => p.backend === n)), 15_000, 'every backend pending');
+  await waitFor(() => names.every((n) => readPins().pending.some((p) => p.backend === n)), 60_000, 'every backend pending');
 });
 after(async () => {
   client?.close();
@@ -82,16 +72,19 @@ describe('concurrent writers of the pins file', () => {
     const toolsOf = (backend: string) => readPins().pending.filter((p) => p.backend === backend).map((p) => p.tool).sort();
     const expected = new Map(APPROVED.map((b) => [b, toolsOf(b)]));
     assert.ok([...expected.values()].every((tools) => tools.length > 3));
-    await until(async () => (await client.read('fast', CHURN)).status === 'ok', 10_000, 'churn approved in the router');
+    await until(async () => (await client.read('fast', CHURN)).status === 'ok', 60_000, 'churn approved in the router');
 
-    // The router writes a new pending definition of churn:fast on every rewrite, while the CLIs run.
+    // The router writes a new pending definition of churn:fast on every rewrite, while the CLIs
+    // run: each rewrite waits for the router's record of the one before (its pending entry), so
+    // the router writes as often as it can and no more.
     let cliDone = false;
     let rewrites = 0;
+    const recorded = (n: number) => readPins().pending.some((p) => p.backend === CHURN && p.tool === 'fast' && p.definition.description === `rewritten ${n}`);
     const churn = (async () => {
       while (!cliDone) {
         const answer = await client.read('fixture_set_description', CHURN, { text: `rewritten ${++rewrites}`, notify: true });
         assert.equal(answer.status, 'ok', answer.error?.message);
-        await sleep(10);
+        await waitFor(() => cliDone || recorded(rewrites), 60_000, `rewrite ${rewrites} recorded`);
       }
     })();
     const runs = await Promise.all(APPROVED.map((b) => pinsCli(['approve', b, '--by', `op-${b}`])));
@@ -102,8 +95,7 @@ describe('concurrent writers of the pins file', () => {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout.trim().split('\n').length, expected.get(APPROVED[i])!.length, run.stdout);
     }
-    const last = `rewritten ${rewrites}`;
-    await waitFor(() => readPins().pending.some((p) => p.backend === CHURN && p.tool === 'fast' && p.definition.description === last), 10_000, 'the last rewrite recorded');
+    await waitFor(() => recorded(rewrites), 60_000, 'the last rewrite recorded');
     const pins = readPins();
     for (const [backend, tools] of expected) {
       const pinned = pins.pins.filter((p) => p.backend === backend);
@@ -114,7 +106,7 @@ describe('concurrent writers of the pins file', () => {
     assert.ok(pins.pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'setup'), 'the first approval kept too');
     assert.ok(rewrites > 1, 'the router wrote while the CLIs ran');
     // The router took every approval up without a restart.
-    for (const backend of APPROVED) await until(async () => (await client.read('fast', backend)).status === 'ok', 10_000, `${backend}:fast callable`);
+    for (const backend of APPROVED) await until(async () => (await client.read('fast', backend)).status === 'ok', 60_000, `${backend}:fast callable`);
     assert.equal(existsSync(`${pinsFile}.lock`), false, 'no lock file left behind');
   });
 
@@ -122,9 +114,14 @@ describe('concurrent writers of the pins file', () => {
     // This test process takes the lock, as a writer in the middle of its change would hold it.
     const lock = `${pinsFile}.lock`;
     writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'test-holder', at: new Date().toISOString() }), { flag: 'wx' });
+    // A writer that finds the lock taken reads it to judge whether its holder is alive: that read
+    // (the lock's access time moving off the epoch) is the event that the CLI is waiting. Until
+    // then the holder keeps its lock fresh, so a slow CLI start never sees it as stale.
+    const touch = () => utimesSync(lock, new Date(0), new Date());
+    touch();
     let exited = false;
     const approving = pinsCli(['approve', `${CHURN}:fast`, '--by', 'waiter']).then((r) => ((exited = true), r));
-    await sleep(1_000);
+    await waitFor(() => exited || statSync(lock).atimeMs > 0 || (touch(), false), 60_000, 'the CLI reading the held lock');
     assert.equal(exited, false, 'the CLI waits while the lock is held');
     // The holder's change: a hand-made pin, written while the CLI waits.
     const held = readPins() as PinsFile & { version: number };
@@ -144,7 +141,7 @@ describe('concurrent writers of the pins file', () => {
     const lock = `${pinsFile}.lock`;
     writeFileSync(lock, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), token: 'dead-holder', at: new Date().toISOString() }), { flag: 'wx' });
     await client.read('fixture_set_description', CHURN, { text: 'after the crash', notify: true });
-    await waitFor(() => readPins().pending.some((p) => p.backend === CHURN && p.definition.description === 'after the crash'), 10_000, 'router wrote past the dead lock');
+    await waitFor(() => readPins().pending.some((p) => p.backend === CHURN && p.definition.description === 'after the crash'), 60_000, 'router wrote past the dead lock');
     const run = await pinsCli(['approve', CHURN, '--by', 'after-crash']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(readPins().pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'after-crash'));

@@ -40,11 +40,27 @@ export function livingInGroup(pgid: number): number[] {
     });
 }
 
+/**
+ * Waits stand for events (a log line, a metric, a readiness change, a backend's record of a call)
+ * and return as soon as they happen; a ceiling only bounds how long a broken test hangs. The tests
+ * give a minute: beside two CPU-bound processes on two cores, what takes a second on an idle
+ * machine can take ten.
+ */
+
 /** Polls `check` every 20 ms until it holds; throws after `ms`. */
-export async function waitFor(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+export async function waitFor(check: () => boolean, ms = 60_000, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
     await sleep(20);
+  }
+}
+
+/** Polls an asynchronous `check` (a request, say) every 50 ms until it holds; throws after `ms`. */
+export async function until(check: () => Promise<boolean>, ms = 60_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
+    await sleep(50);
   }
 }

@@ -60,7 +60,7 @@ export async function startEverythingHttp(port: number, mode: 'streamableHttp' |
   });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server-everything did not listen: ${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`server-everything did not listen: ${stderr}`)), 60_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (/listening on port|running on port/i.test(stderr)) {

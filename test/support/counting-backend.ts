@@ -19,7 +19,7 @@ export async function startCountingBackend(): Promise<CountingBackend> {
   });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`counting server did not listen: ${stderr}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`counting server did not listen: ${stderr}`)), 60_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (stderr.includes('listening on port')) {
@@ -43,16 +43,4 @@ export async function startCountingBackend(): Promise<CountingBackend> {
       await exited;
     },
   };
-}
-
-/** The most arrivals within any window of `windowMs` (each window starting at an arrival). */
-export function maxInWindow(arrivals: readonly number[], windowMs: number): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  let end = 0;
-  for (let start = 0; start < sorted.length; start++) {
-    while (end < sorted.length && sorted[end]! < sorted[start]! + windowMs) end++;
-    most = Math.max(most, end - start);
-  }
-  return most;
 }

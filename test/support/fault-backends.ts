@@ -52,7 +52,7 @@ export async function startFaultHttp(name: string, o: FaultOptions = {}, port?: 
     });
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`fault server ${name} did not listen: ${stderr}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`fault server ${name} did not listen: ${stderr}`)), 60_000);
       child.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         if (stderr.includes('listening on port')) {

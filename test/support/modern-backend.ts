@@ -34,7 +34,7 @@ export async function startModernServer(name: string, o: ModernServerOptions = {
     const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`modern server ${name} did not listen: ${stderr}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`modern server ${name} did not listen: ${stderr}`)), 60_000);
       child.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         if (stderr.includes('listening on port')) {

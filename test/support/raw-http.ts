@@ -26,7 +26,7 @@ export interface RawOptions {
 }
 
 /** As `rawRequest`, with the writing left to `write` (which may keep writing slowly). */
-export function rawConnection(port: number, write: (socket: Socket) => void, { untilClose = false, giveUpMs = 15_000 }: RawOptions = {}): Promise<RawAnswer> {
+export function rawConnection(port: number, write: (socket: Socket) => void, { untilClose = false, giveUpMs = 60_000 }: RawOptions = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = Buffer.alloc(0);

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from './backend-servers';
+import { requireCommand } from './prerequisites';
 import { tempDir } from './router';
 
 /**
- * A real `redis-server` for the shared rate-limit tests (issue 15), started on a free loopback
+ * A real `redis-server` for the shared rate-limit tests, started on a free loopback
  * port with nothing persisted (`--save "" --appendonly no`) and stopped by the test. It must be
  * on PATH: `.ci/run` installs it; locally, `apt-get install redis-server` (Debian/Ubuntu).
  */
@@ -23,15 +24,9 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** The clear failure the issue asks for, instead of a silent skip. */
+/** A clear failure naming the Debian package when redis-server is missing, instead of a skip. */
 export function requireRedisServer(env: NodeJS.ProcessEnv = process.env): void {
-  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8', env });
-  if (found.error !== undefined || found.status !== 0) {
-    throw new Error(
-      'redis-server is not on PATH: the shared rate-limit tests need a real Redis. ' +
-        'Install the Debian package redis-server (apt-get install redis-server) or put a redis-server binary on PATH.',
-    );
-  }
+  requireCommand('redis-server', env.PATH ?? '');
 }
 
 export async function startRedisServer(): Promise<RedisServer> {
@@ -44,7 +39,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     });
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output}`)), 60_000);
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) {

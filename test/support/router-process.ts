@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from './backend-processes';
-import { ROOT, tempDir } from './router';
+import { killTree } from './reaper';
+import { ROOT, ROUTER_MAIN, tempDir } from './router';
 
 /** One JSON log line of the router. */
 export interface LogLine {
@@ -17,7 +18,7 @@ export interface LogLine {
 /** A log line's message (always a string; the structured fields sit beside it). */
 export const msgOf = (line: LogLine): unknown => line.message;
 
-/** The built router (`node dist/src/main.js`) as its own process, as an operator runs it. */
+/** The built router (`node dist-test/src/main.js`, the tests' own build) as its own process, as an operator runs it. */
 export interface SpawnedRouter {
   child: ChildProcess;
   logs: LogLine[];
@@ -26,19 +27,20 @@ export interface SpawnedRouter {
   exited: Promise<[number | null, NodeJS.Signals | null]>;
   /** Resolves with the /mcp URL once "router listening" is logged; rejects if the process exits first. */
   listening(ms?: number): Promise<string>;
-  /** SIGKILL if still running (cleanup after a failed assertion). */
+  /** SIGKILL to it and everything it started, if still running (cleanup after a failed assertion). */
   kill(): void;
 }
 
 /**
  * Starts the router on port 0 with `configYaml` as its config file and `env` added; by default as
- * `node dist/src/main.js`, or as `command` (say, `npm start`) run in the repository.
+ * `node dist-test/src/main.js`, or as `command` (say, `npm start`) run in `cwd` (the repository by
+ * default).
  */
-export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[] }): SpawnedRouter {
+export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[]; cwd?: string }): SpawnedRouter {
   const configFile = join(tempDir(), 'router.yaml');
   writeFileSync(configFile, configYaml);
-  const child = spawn(command?.file ?? process.execPath, command?.args ?? [join(ROOT, 'dist/src/main.js')], {
-    cwd: ROOT,
+  const child = spawn(command?.file ?? process.execPath, command?.args ?? [ROUTER_MAIN], {
+    cwd: command?.cwd ?? ROOT,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -79,7 +81,7 @@ export function spawnRouter(configYaml: string, env: Record<string, string> = {}
       return line.url as string;
     },
     kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) killTree(child.pid!);
     },
   };
 }
@@ -95,7 +97,7 @@ export function stdioBackendYaml(name: string, script: string, args: string[], e
   ];
 }
 
-/** A router started as `npm start` starts it: `node dist/src/main.js`, configured by environment. */
+/** A router started as `npm start` starts it (`node <build>/src/main.js`), configured by environment. */
 export interface RouterProcess {
   /** Its `/mcp` URL. */
   url: string;
@@ -106,7 +108,7 @@ export interface RouterProcess {
 }
 
 export async function startRouterProcess(configFile: string, env: Record<string, string> = {}): Promise<RouterProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [ROUTER_MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -139,7 +141,7 @@ export async function startRouterProcess(configFile: string, env: Record<string,
     // from a loaded catalog.
     await waitFor(() => (url !== undefined && backendsStarted) || child.exitCode !== null, 30_000, 'router listening');
   } catch (err) {
-    child.kill('SIGKILL');
+    killTree(child.pid!);
     throw err;
   }
   if (url === undefined) throw new Error(`router did not start (exit ${child.exitCode}): ${output}`);

@@ -9,9 +9,22 @@ import { createApp } from '../../src/app.factory';
 import { BackendsService } from '../../src/backends/backends.service';
 import type { BackendConfig, RouterConfig, StdioBackendConfig } from '../../src/config/config.types';
 import { SERVER_ENTRIES, stdioBackend } from './backend-servers';
+import { stopDescendantsOnExit } from './reaper';
 
-/** The repository root (compiled tests live in dist/test/support). */
+/** The repository root (compiled tests live in dist-test/test/support). */
 export const ROOT = resolve(__dirname, '../../..');
+
+/**
+ * The folder the tests were compiled into (`dist-test/`, see tsconfig.test.json), beside the
+ * production build in `dist/`: a router started with `npm start` keeps its build while tests run.
+ */
+export const BUILD = resolve(__dirname, '../..');
+
+/** The router's entry point in the tests' own build: what every test that starts a router process runs. */
+export const ROUTER_MAIN = join(BUILD, 'src', 'main.js');
+
+// Whatever a test file starts is stopped when it ends, also when it fails or is stopped half-way.
+stopDescendantsOnExit();
 
 export function tempDir(prefix = 'centralmcp-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -47,7 +47,7 @@ const queries = loadQueries();
 before(async () => {
   catalog = await fetchDemoCatalogs();
   index = buildToolIndex(catalog, { lexicon: loadLexicon() });
-}, { timeout: 60_000 });
+}, { timeout: 300_000 });
 
 test('the labelled queries name only tools the demo backends really publish', () => {
   const published = new Set(catalog.map((t) => key(t.backend, t.name)));
@@ -59,7 +59,7 @@ test('the labelled queries name only tools the demo backends really publish', ()
   assert.ok(queries.length >= 45, `only ${queries.length} labelled queries`);
 });
 
-test('find_tool ranking finds the expected tool in the top 5 for at least 90% of queries', { timeout: 60_000 }, () => {
+test('find_tool ranking finds the expected tool in the top 5 for at least 90% of queries', { timeout: 300_000 }, () => {
   let found = 0;
   let reciprocalRanks = 0;
   const misses: string[] = [];

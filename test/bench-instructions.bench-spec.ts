@@ -1,27 +1,30 @@
 /// <reference path="../bench/instructions.ts" />
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { requireCommand } from './support/prerequisites';
+import { stopDescendantsOnExit } from './support/reaper';
+
+stopDescendantsOnExit();
 
 /**
  * A smoke run of `npm run bench:instructions`, so the instruction counts cannot rot unnoticed: the
  * router under valgrind's callgrind, each row warmed up briefly and counted over one short window,
  * read as an operator reads it (the table on stdout, the JSON beside it). Minutes under valgrind,
- * not a measurement. Needs valgrind on PATH (`.ci/run` installs Debian's `valgrind`).
+ * not a measurement, and a proof that the bench runs rather than that the router works: so it is
+ * part of `npm run test:bench` (run by `.ci/run`), not of `npm test`. Needs valgrind on PATH.
  */
 const BENCH = join(__dirname, '..', 'bench', 'instructions.js');
 
-test('bench:instructions counts the router under callgrind, every row', { timeout: 900_000 }, async () => {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-  } catch {
-    assert.fail('valgrind is not on PATH: the bench:instructions smoke run needs it. Install the Debian package valgrind (apt-get install valgrind).');
-  }
+test('bench:instructions counts the router under callgrind, every row', { timeout: 1_800_000 }, async () => {
+  requireCommand('valgrind');
   const env = { ...process.env, BENCH_INSTR_WINDOWS: '1', BENCH_INSTR_CALLS: '8', BENCH_INSTR_WARMUP: '50' };
+  // No timeout of its own: the test's bounds it, and when this file's process ends, whatever it
+  // started ends with it (valgrind and the router under it included, test/support/reaper.ts).
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, [BENCH], { env, timeout: 880_000, maxBuffer: 4 * 1024 * 1024 }, (err, out, errText) =>
+    const child = execFile(process.execPath, [BENCH], { env, maxBuffer: 4 * 1024 * 1024 }, (err, out, errText) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: out, stderr: errText }),
     );
     child.stdin?.end();
