@@ -55,7 +55,7 @@ async function loaded(): Promise<Searched> {
   const r = searched();
   r.registry.replaceTools('kb', CATALOG.kb);
   r.registry.replaceTools('util', CATALOG.util);
-  await waitFor(() => r.embeddings.stats().embeddedTools === 4, 5000, 'tools embedded');
+  await waitFor(() => r.embeddings.stats().embeddedTools === 4, 60_000, 'tools embedded');
   return r;
 }
 
@@ -78,7 +78,7 @@ test('refreshes embed only what changed; a tool shared by backends or back after
   registry.replaceTools('util', [CATALOG.util[0]]);
   registry.replaceTools('util', CATALOG.util);
   registry.replaceTools('kb', [CATALOG.kb[0], { ...CATALOG.kb[1], description: 'Read the entire knowledge graph' }]);
-  await waitFor(() => embeddings.stats().embeddedTools === 6, 5000, 'tools embedded');
+  await waitFor(() => embeddings.stats().embeddedTools === 6, 60_000, 'tools embedded');
   assert.deepEqual(sentTexts().slice(4), ['read_graph: Read the entire knowledge graph']);
 });
 
@@ -88,7 +88,7 @@ test('a catalog update never waits for the endpoint; until tools are embedded, s
   r.registry.replaceTools('util', CATALOG.util);
   assert.equal(r.registry.sizes().get('util'), 2);
   assert.deepEqual(names(await r.search.search('sum of numbers', 1)), ['util:get-sum']);
-  await waitFor(() => endpoint.requests.length === 1, 2000, 'the batch was sent');
+  await waitFor(() => endpoint.requests.length === 1, 60_000, 'the batch was sent');
   r.embeddings.onModuleDestroy();
   assert.deepEqual(names(await r.search.search('sum of numbers', 1)), ['util:get-sum']);
   assert.equal(endpoint.requests.length, 1, 'only the tool batch; no query was embedded');
@@ -99,7 +99,7 @@ test('a text the endpoint refuses (400) is split out of its batch and skipped; e
   const r = searched();
   const many = Array.from({ length: 9 }, (_, i) => tool('util', `tool_${i}`, `Tool number ${i}`));
   r.registry.replaceTools('util', [...many.slice(0, 5), CATALOG.util[1], ...many.slice(5)]);
-  await waitFor(() => r.embeddings.stats().embeddedTools === 9, 5000, 'every other tool embedded');
+  await waitFor(() => r.embeddings.stats().embeddedTools === 9, 60_000, 'every other tool embedded');
   await new Promise((resolve) => setTimeout(resolve, 100));
   const echoes = endpoint.requests.filter((q) => q.inputs.some((t) => t.startsWith('echo')));
   assert.equal(echoes.at(-1)?.inputs.length, 1, 'the refused text ends up alone');
@@ -115,9 +115,9 @@ test('an endpoint that refuses every text (a wrong model name, say) is tried aga
   r.registry.replaceTools('util', many);
   // 4 texts a batch: split to 4, 2, 1, then two more single texts refused make three in a row,
   // and the retry waits (1 s) instead of trying the other 37 texts one by one.
-  await waitFor(() => endpoint.requests.length >= 5, 3000, 'the batch split');
+  await waitFor(() => endpoint.requests.length >= 5, 60_000, 'the batch split');
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.deepEqual(endpoint.requests.map((q) => q.inputs.length), [4, 2, 1, 1, 1]);
   endpoint.refuse = undefined;
-  await waitFor(() => r.embeddings.stats().embeddedTools === 40, 5000, 'embedded once the endpoint takes them');
+  await waitFor(() => r.embeddings.stats().embeddedTools === 40, 60_000, 'embedded once the endpoint takes them');
 });

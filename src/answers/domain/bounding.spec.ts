@@ -218,7 +218,9 @@ test('a non-text block too big to send is replaced by a notice and the pages mov
   assert.deepEqual(pages[1].result.content, [text('after')]);
 });
 
-test('several megabytes bound fast, with a handful of measurements', () => {
+// How fast bounding runs is the benchmark's question; what keeps it fast is measuring the answer
+// a handful of times, whatever its size, and that is counted here.
+test('several megabytes bound with a handful of measurements', () => {
   const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i, title: `title ${i}`, body: 'lorem ipsum dolor sit amet '.repeat(4) }));
   const r: ToolResultLike = { content: [text(JSON.stringify({ rows }))], structuredContent: { rows } };
   assert.ok(envelope(r) > 5_000_000);
@@ -227,22 +229,22 @@ test('several megabytes bound fast, with a handful of measurements', () => {
     calls += 1;
     return envelope(c);
   };
-  const started = performance.now();
   const first = boundResult(r, { maxBytes: 64_000, maxItems: 1_000 }, undefined, counting);
   const second = boundResult(r, { maxBytes: 64_000, maxItems: 1_000 }, first.next, counting);
-  const elapsed = performance.now() - started;
   assert.ok(first.next && second.next);
   assert.ok(calls <= 14, `${calls} measurements`);
-  assert.ok(elapsed < 200, `${elapsed.toFixed(1)} ms`);
 });
 
-test('a long text of several megabytes bounds fast', () => {
+test('a long text of several megabytes bounds with a handful of measurements', () => {
   const r: ToolResultLike = { content: [text('éa"\n😀'.repeat(1_000_000))] };
-  const started = performance.now();
-  const out = boundResult(r, { maxBytes: 100_000, maxItems: 10 }, undefined, envelope);
-  const elapsed = performance.now() - started;
+  let calls = 0;
+  const counting = (c: ToolResultLike) => {
+    calls += 1;
+    return envelope(c);
+  };
+  const out = boundResult(r, { maxBytes: 100_000, maxItems: 10 }, undefined, counting);
   assert.ok(envelope(out.result) <= 100_000 && envelope(out.result) > 90_000);
-  assert.ok(elapsed < 200, `${elapsed.toFixed(1)} ms`);
+  assert.ok(calls <= 8, `${calls} measurements`);
 });
 
 // ---- A long string in structuredContent (the filesystem server's `{ content: text }`) ----
@@ -424,7 +426,7 @@ test('a backend pagination token is never the string cut, even when it is the la
   assert.deepEqual([out.truncated, out.next, out.resumable, out.backendCursor], [true, undefined, false, true]);
 });
 
-test('a 300 KB string bounds fast, with a handful of measurements a page', () => {
+test('a 300 KB string bounds with a handful of measurements a page', () => {
   const file = awkwardText(300_000);
   const r: ToolResultLike = { content: [], structuredContent: { content: file } };
   let calls = 0;
@@ -432,13 +434,10 @@ test('a 300 KB string bounds fast, with a handful of measurements a page', () =>
     calls += 1;
     return envelope(c);
   };
-  const started = performance.now();
   const first = boundResult(r, { maxBytes: 64_000, maxItems: 100 }, undefined, counting);
   const second = boundResult(r, { maxBytes: 64_000, maxItems: 100 }, first.next, counting);
-  const elapsed = performance.now() - started;
   assert.equal(second.next?.kind, 'string');
   assert.ok(calls <= 16, `${calls} measurements`);
-  assert.ok(elapsed < 200, `${elapsed.toFixed(1)} ms`);
 });
 
 test('a string under a path too long for a cursor is left to the JSON fallback', () => {
