@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the five measurements of issue 5 in one run, side by side, each the median of
+ * `npm run bench`: the router's performance measurements in one run, side by side, each the median of
  * several runs, against the targets. Writes dist/bench/last-run.{json,md}.
  *
  * Environment (all optional): BENCH_RUNS (runs per figure, default 3), BENCH_SECONDS (seconds per
@@ -37,7 +37,6 @@ import {
   percentile,
   type Proc,
   rssBytes,
-  type RouterProc,
   slope,
   startBareResponder,
   startNullHttp,
@@ -57,8 +56,8 @@ const ROOT = resolve(__dirname, '..', '..');
 const OUT = resolve(__dirname);
 
 /**
- * Targets on this 2-core machine: issue 5's, and issue 10's budget for the ranking with every
- * signal that is on by default (the offline lexicon included), in process.
+ * Targets on this 2-core machine: calls per second, added latency and router CPU per call, and the
+ * ranking's budget with every signal that is on by default (the offline lexicon included), in process.
  */
 const TARGETS = {
   singleCallsPerSecond: 2500,
@@ -67,7 +66,7 @@ const TARGETS = {
   routerCpuPerBatchEntryUs: 60,
   findToolP99Ms: 2,
   findToolInProcessP99Ms: 10,
-  /** Issue 15: what a Redis-backed token adds to each call at 16 connections (one round trip). */
+  /** What a Redis-backed token adds to each call at 16 connections (one round trip). */
   redisAddedCpuPerCallUs: 150,
 };
 
@@ -203,7 +202,7 @@ async function ceilingAndBatch(): Promise<void> {
   await stop(bare);
 }
 
-// --- (6) a Redis-backed token against an in-memory one (issue 15) --------------------------------
+// --- (6) a Redis-backed token against an in-memory one ---------------------------------------------
 
 async function redisStore(): Promise<void> {
   say('## 6. Shared rate limits: a token from Redis against one from memory');
