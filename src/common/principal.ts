@@ -13,4 +13,4 @@ export interface Principal {
  * The caller with `auth.mode: none`. It has no groups, so with an `access` block it matches only a
  * rule for the group `*`; without one, everything is allowed (a loopback developer setup).
  */
-export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', groups: Object.freeze([]) as readonly string[] });
+export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', groups: Object.freeze([]) });

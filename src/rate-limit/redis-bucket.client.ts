@@ -80,7 +80,7 @@ export class RedisBucketClient {
     const args = [cost, ...requests.flatMap((r) => [r.params.ratePerSecond, r.params.burst, r.maxWaitMs])];
     const reply = await this.redis.centralmcpReserveAll(keys.length, ...keys, ...args);
     if (reply[0] === 1) return { ok: true, waitsMs: reply.slice(1) };
-    return { ok: false, reason: 'wait_too_long', index: reply[1]!, waitMs: reply[2]! };
+    return { ok: false, reason: 'wait_too_long', index: reply[1], waitMs: reply[2] };
   }
 
   close(): void {

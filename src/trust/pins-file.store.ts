@@ -19,12 +19,12 @@ export function readPinsFile(file: string): ReadPins {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { doc: EMPTY_PINS, text: '' };
-    throw new Error(`trust.pinsFile: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`trust.pinsFile: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
   try {
     return { doc: parsePins(text), text };
   } catch (err) {
-    throw new Error(`trust.pinsFile ${file}: ${(err as Error).message}`);
+    throw new Error(`trust.pinsFile ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
 

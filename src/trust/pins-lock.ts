@@ -66,7 +66,7 @@ function tryCreate(lock: string, me: Holder): boolean {
     fd = openSync(lock, 'wx', 0o644);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new Error(`trust.pinsFile: cannot create the lock ${lock} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Error(`trust.pinsFile: cannot create the lock ${lock} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
   try {
     writeSync(fd, JSON.stringify(me) + '\n');
@@ -123,7 +123,7 @@ function breakStale(lock: string, judged: string): void {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else broke or released it
     throw err;
   }
-  let taken = '';
+  let taken: string;
   try {
     taken = readFileSync(aside, 'utf8');
   } catch {
