@@ -10,7 +10,7 @@ import { deltas, scrapeMetrics } from './support/metrics';
 import { callTool, everythingBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
 
 /**
- * find_tool with an embeddings endpoint (issue #10, part 3): the real router, real demo backends,
+ * find_tool with an embeddings endpoint (README, "Dense retrieval"): the real router, real demo backends,
  * and a local endpoint speaking the OpenAI embeddings API with a deterministic model of its own.
  * Read as a model reads the answers (hits) and as an operator does (metrics, log lines).
  */
@@ -44,9 +44,9 @@ function captureLogs(): { lines: string[]; restore(): void } {
         return true;
       }
       return (originals[i] as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof stream.write;
+    });
   });
-  return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write)) };
+  return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i])) };
 }
 
 function embeddings(url: string, over: Partial<EmbeddingsConfig> = {}): EmbeddingsConfig {
@@ -56,7 +56,7 @@ function embeddings(url: string, over: Partial<EmbeddingsConfig> = {}): Embeddin
 async function find(client: Client, query: string, extra: Record<string, unknown> = {}): Promise<Hit[]> {
   const { isError, data } = await callTool(client, 'find_tool', { query, ...extra });
   assert.equal(isError, false, JSON.stringify(data));
-  return data.hits as Hit[];
+  return data.hits;
 }
 
 /** 1-based rank of the first memory tool among `hits`, Infinity when there is none. */

@@ -17,10 +17,10 @@ import {
   startFaultHttp,
   timed,
 } from './support/fault-backends';
-import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { startRouter, tempDir, testConfig, type RunningRouter, type SingleAnswer } from './support/router';
 
 /**
- * Issue 5, fault tests: a backend that hangs, sleeps past its deadline, crashes mid-call, answers
+ * Fault tests: a backend that hangs, sleeps past its deadline, crashes mid-call, answers
  * 12 MiB or writes malformed JSON-RPC fails only the calls that touch it, with status `error`,
  * within their deadline; the other backends keep their latency; a crashed stdio backend comes
  * back; a list_changed storm refreshes at a bounded rate; a flip of annotations is only believed
@@ -173,8 +173,8 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
         assert.equal(fault.status, 'error', c.what);
         assert.equal(fault.ok, false);
         assert.equal(fault.result, undefined, 'never both result and error');
-        assert.ok(typeof fault.error.message === 'string' && fault.error.message.length <= 500, c.what);
-        assert.equal(fault.error.code, c.expect === 'timeout' ? 'backend_timeout' : fault.error.code, c.what);
+        assert.ok(typeof fault.error!.message === 'string' && fault.error!.message.length <= 500, c.what);
+        assert.equal(fault.error!.code, c.expect === 'timeout' ? 'backend_timeout' : fault.error!.code, c.what);
       }
       if (c.expect === 'timeout') {
         assert.ok(elapsed >= FAULT_TIMEOUT_MS - 50 && elapsed < FAULT_TIMEOUT_MS + DEADLINE_SLACK_MS, `${c.what}: answered after ${elapsed} ms`);
@@ -185,7 +185,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
       if (neighbour) assert.equal((await neighbour).status, 'ok', `${c.what}: another call on the same backend failed`);
       const b = await batch;
       assert.deepEqual(
-        b.results.map((r: { index: number; status: string }) => [r.index, r.status]),
+        b.results.map((r) => [r.index, r.status]),
         [[0, 'ok'], [1, c.expect === 'ok' ? 'ok' : 'error'], [2, 'ok']],
         c.what,
       );
@@ -194,7 +194,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
 
   test('a call past its deadline is cancelled at the backend, over stdio and over HTTP', async () => {
     await recover();
-    const cancelled = async (backend: string) => Number((await client.read('stats', backend)).result?.structuredContent?.counts?.['notifications/cancelled'] ?? 0);
+    const cancelled = async (backend: string) => Number(((await client.read('stats', backend)).result?.structuredContent?.counts as Record<string, number> | undefined)?.['notifications/cancelled'] ?? 0);
     for (const backend of ['faulty', 'faultyhttp']) {
       const before = await cancelled(backend);
       assert.equal((await client.read('hang', backend)).status, 'error');
@@ -214,8 +214,8 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     { what: 'floods 12 MiB responses over stdio', faults: [['faulty', 'huge', {}]] },
     // Chunked: with a Content-Length over the cap the answer is refused at its headers (4 ms of
     // router CPU); without one the router streams 8 MiB through a web TransformStream before it
-    // fails the call: 26.5 ms of router CPU per answer, measured (stdio: 12 ms). See the issue 5
-    // report (BENCHMARKS.md item 4). It holds the default stall guard; under the strict 20% rule it
+    // fails the call: 26.5 ms of router CPU per answer, measured (stdio: 12 ms; BENCHMARKS.md
+    // item 4). It holds the default stall guard; under the strict 20% rule it
     // is a todo until guardedFetch counts bytes without web streams.
     {
       what: 'floods 12 MiB responses over HTTP',
@@ -318,8 +318,8 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     const fast = client.read('fast', 'faulty');
     const answer = await huge;
     assert.equal(answer.status, 'error');
-    assert.equal(answer.error.code, 'response_too_large');
-    assert.match(answer.error.message, /size limit/);
+    assert.equal(answer.error!.code, 'response_too_large');
+    assert.match(answer.error!.message, /size limit/);
     for (const other of [...(await Promise.all(sleepers)), await fast]) assert.equal(other.status, 'ok', other.error?.message);
     assert.equal((readCounts(file)['tools/call:sleep'] ?? 0) - before, 3);
     assert.equal(state('faulty').status, 'up');
@@ -360,7 +360,7 @@ describe('faults: a tools/list_changed storm', () => {
     await sleep(300);
     const listsBefore = readCounts(stormCounts)['tools/list'] ?? 0;
     const started = Date.now();
-    const answers: Record<string, any>[] = [];
+    const answers: SingleAnswer[] = [];
     await timed(600, 4, async (i) => {
       // The storm backend's own calls (a fault tool and a synthetic one), and a calm neighbour's.
       const [name, server] = [['fast', 'storm'], ['github_get_issue', 'storm'], ['fast', 'calm']][i % 3];
@@ -396,7 +396,7 @@ describe('faults: annotations flipped by the backend', () => {
         return true;
       }
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write;
+    });
     router = await startRouter(testConfig([faultStdioBackend('flip', { countFile: flipCounts })], { logLevel: 'info' }));
     client = new RawMcpClient(router.url);
   });
@@ -410,7 +410,7 @@ describe('faults: annotations flipped by the backend', () => {
   const purges = () => readCounts(flipCounts)['tools/call:purge_cache'] ?? 0;
   const hit = async () => {
     const { hits } = await client.call('find_tool', { query: 'purge cache', server: 'flip', top_k: 10 });
-    return (hits as { name: string; read_only: boolean }[]).find((h) => h.name === 'purge_cache')!;
+    return hits.find((h) => h.name === 'purge_cache')!;
   };
 
   test('destructive → read-only: blocked until a refresh brings the change, which is logged', async () => {

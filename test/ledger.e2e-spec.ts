@@ -20,10 +20,10 @@ import {
   readCounts,
   startFaultHttp,
 } from './support/fault-backends';
-import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { startRouter, tempDir, testConfig, type BatchAnswer, type RunningRouter, type SingleAnswer } from './support/router';
 
 /**
- * Issue 5, the ledger under load: 20 SDK clients, each making hundreds of single and batch calls
+ * The ledger under load: 20 SDK clients, each making hundreds of single and batch calls
  * over three backends while faults are injected. Every request is answered exactly once; every
  * batch answers one entry per call, in order; for each status, what the clients saw equals what the
  * backends received and what the router's metrics counted; afterwards nothing is in flight, the
@@ -129,12 +129,13 @@ async function tracedClient(url: string): Promise<TracedClient> {
   const client = new Client({ name: 'ledger', version: '1.0.0' });
   await client.connect(transport);
   const traced: TracedClient = { client, sent: new Set(), answered: new Map() };
-  const deliver = transport.onmessage!;
+  // The handler the client set takes the extra info of the Transport interface, which this class's own type leaves out.
+  const deliver: (m: JSONRPCMessage, e?: unknown) => void = transport.onmessage!;
   transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
     if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) {
       traced.answered.set(message.id, (traced.answered.get(message.id) ?? 0) + 1);
     }
-    (deliver as (m: JSONRPCMessage, e?: unknown) => void)(message, extra);
+    deliver(message, extra);
   };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
@@ -200,17 +201,17 @@ describe('the ledger under load', () => {
         if (rand() < 0.5) {
           const call = pick(rand);
           const result = await traced.client.callTool({ name: 'invoke_read_tool', arguments: call });
-          const a = result.structuredContent as Record<string, any>;
+          const a = result.structuredContent as SingleAnswer;
           booked.push({ entrypoint: 'invoke_read_tool', tool: String(call.name), server: a.server, status: a.status, error: a.error?.message });
         } else {
           const calls = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => pick(rand));
           const result = await traced.client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls } });
-          const data = result.structuredContent as Record<string, any>;
+          const data = result.structuredContent as BatchAnswer;
           if (!Array.isArray(data.results) || data.results.length !== calls.length) {
             shapeErrors.push(`batch of ${calls.length} answered ${JSON.stringify(data).slice(0, 200)}`);
             continue;
           }
-          data.results.forEach((item: Record<string, any>, i: number) => {
+          data.results.forEach((item, i) => {
             if (item.index !== i || item.id !== String(i) || item.tool !== calls[i].name) shapeErrors.push(`entry ${i}: ${JSON.stringify(item).slice(0, 200)}`);
             booked.push({ entrypoint: 'batch', tool: String(calls[i].name), server: item.server, status: item.status, error: item.error });
           });
@@ -224,7 +225,7 @@ describe('the ledger under load', () => {
       for (const at of [1500, 5000, 9000]) {
         await sleep(Math.max(0, at - (Date.now() - started)));
         const result = await traced.client.callTool({ name: 'invoke_read_tool', arguments: { name: 'crash', server: 'gamma' } });
-        const a = result.structuredContent as Record<string, any>;
+        const a = result.structuredContent as SingleAnswer;
         booked.push({ entrypoint: 'invoke_read_tool', tool: 'crash', server: a.server, status: a.status, error: a.error?.message });
       }
       return traced;

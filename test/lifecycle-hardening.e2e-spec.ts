@@ -5,12 +5,12 @@ import { after, describe, test } from 'node:test';
 import { isAlive, livingInGroup, waitFor } from './support/backend-processes';
 import { childrenOf, FAULT_SERVER, readCounts } from './support/fault-backends';
 import { msgOf, spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
-import { tempDir } from './support/router';
+import { tempDir, type AnswerOf } from './support/router';
 
 /**
- * The router as an operator runs it (issue 12): the built `main.js` in its own process, real
- * signals, real backends. The drain deadline is kept (item 3); the router listens before its
- * backends connect (item 4) and says plainly when it cannot listen (item 8).
+ * The router as an operator runs it: the built `main.js` in its own process, real signals, real
+ * backends. The drain deadline is kept; the router listens before its backends connect and says
+ * plainly when it cannot listen.
  */
 
 const started: SpawnedRouter[] = [];
@@ -19,14 +19,14 @@ after(() => {
 });
 
 /** A tools/call over plain HTTP; resolves with the tool's structured content. */
-async function callTool(mcpUrl: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+async function callTool<N extends keyof AnswerOf>(mcpUrl: string, name: N, args: Record<string, unknown>): Promise<AnswerOf[N]> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   assert.equal(response.status, 200);
-  const body = (await response.json()) as { result: { structuredContent: Record<string, any> } };
+  const body = (await response.json()) as { result: { structuredContent: AnswerOf[N] } };
   return body.result.structuredContent;
 }
 

@@ -11,7 +11,7 @@ import { startRouterProcess, type RouterProcess } from './support/router-process
 import { tempDir } from './support/router';
 
 /**
- * Issue 15: N replicas behave as one router. Two router processes on two ports share one Redis
+ * N replicas behave as one router. Two router processes on two ports share one Redis
  * and one backend limited to 20 calls/s with a burst of 20; 200 calls split evenly across them
  * must take at least (200 - 20) / 20 = 9 s, and the backend must never see more than the burst
  * plus 20 calls in any second. With the memory store the same run shows the problem this solves:
@@ -90,8 +90,8 @@ async function run(store: 'memory' | 'redis'): Promise<Run> {
     const statuses: Record<string, number> = {};
     const sent = clients.map(() => 0);
     const worker = async (client: Client, i: number) => {
-      while (sent[i]! < CALLS / clients.length) {
-        sent[i]!++;
+      while (sent[i] < CALLS / clients.length) {
+        sent[i]++;
         const answer = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'tick', server: 'counter' } }, undefined, { timeout: 60_000 });
         const status = String((answer.structuredContent as { status?: unknown } | undefined)?.status);
         statuses[status] = (statuses[status] ?? 0) + 1;

@@ -51,7 +51,7 @@ export function maxInWindow(arrivals: readonly number[], windowMs: number): numb
   let most = 0;
   let end = 0;
   for (let start = 0; start < sorted.length; start++) {
-    while (end < sorted.length && sorted[end]! < sorted[start]! + windowMs) end++;
+    while (end < sorted.length && sorted[end] < sorted[start] + windowMs) end++;
     most = Math.max(most, end - start);
   }
   return most;

@@ -3,7 +3,7 @@ import { freePort } from './backend-servers';
 import { tempDir } from './router';
 
 /**
- * A real `redis-server` for the shared rate-limit tests (issue 15), started on a free loopback
+ * A real `redis-server` for the shared rate-limit tests, started on a free loopback
  * port with nothing persisted (`--save "" --appendonly no`) and stopped by the test. It must be
  * on PATH: `.ci/run` installs it; locally, `apt-get install redis-server` (Debian/Ubuntu).
  */
@@ -45,7 +45,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     let output = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output}`)), 10_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) {
           clearTimeout(timer);
@@ -57,8 +57,8 @@ export async function startRedisServer(): Promise<RedisServer> {
         reject(new Error(`redis-server exited with ${code}: ${output}`));
       });
     });
-    child.stdout!.resume();
-    child.stderr!.resume();
+    child.stdout.resume();
+    child.stderr.resume();
     return child;
   };
   let child = await spawnIt();
