@@ -1,8 +1,3 @@
-// The harness's child scripts and autocannon's types, so that compiling anything that imports the
-// harness (test/bench-smoke.bench-spec.ts under tsconfig.test.json) compiles them too.
-/// <reference path="./autocannon.d.ts" />
-/// <reference path="./router-child.ts" />
-/// <reference path="./bare-responder.ts" />
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';

@@ -38,7 +38,6 @@ import {
   percentile,
   type Proc,
   rssBytes,
-  type RouterProc,
   slope,
   startBareResponder,
   startNullHttp,
@@ -204,7 +203,7 @@ async function ceilingAndBatch(): Promise<void> {
   await stop(bare);
 }
 
-// --- (6) a Redis-backed token against an in-memory one ----------------------------------------------
+// --- (6) a Redis-backed token against an in-memory one ---------------------------------------------
 
 async function redisStore(): Promise<void> {
   say('## 6. Shared rate limits: a token from Redis against one from memory');

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import type * as JoseModule from 'jose' with { 'resolution-mode': 'import' };
 import type { CryptoKey, JWK, JWTPayload } from 'jose' with { 'resolution-mode': 'import' };
 import { AuthModule } from '../src/auth/auth.module';
 import { AuthService } from '../src/auth/auth.service';
@@ -16,11 +17,11 @@ import type { AuthConfig, JwtConfig } from '../src/config/config.types';
 import { testConfig } from './support/router';
 
 /**
- * Authentication (architecture §10, issue #6) through AuthService with the real module graph: API keys,
+ * Authentication (architecture §10) through AuthService with the real module graph: API keys,
  * and JWTs verified against a JWKS served by a local HTTP server, with keys generated here.
  */
 
-type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
+type Jose = typeof JoseModule;
 
 const AUDIENCE = 'https://router.example.com/mcp';
 const METADATA_URL = 'https://router.example.com/.well-known/oauth-protected-resource/mcp';
@@ -152,7 +153,7 @@ describe('auth mode jwt (OAuth 2.1 resource server)', () => {
   async function token(claims: JWTPayload = {}, header: Record<string, unknown> = {}, key?: CryptoKey | Uint8Array): Promise<string> {
     const payload: JWTPayload = { iss: issuer, aud: AUDIENCE, sub: 'alice', iat: now(), exp: now() + 300, groups: ['readers'], ...claims };
     for (const [k, v] of Object.entries(payload)) if (v === undefined) delete payload[k];
-    return new jose.SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'rsa-1', typ: 'JWT', ...header } as never).sign(key ?? rsa.privateKey);
+    return new jose.SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'rsa-1', typ: 'JWT', ...header }).sign(key ?? rsa.privateKey);
   }
 
   test('a valid token is its subject with its groups; RS256 and ES256 both verify', async () => {

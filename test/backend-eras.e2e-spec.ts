@@ -1,5 +1,5 @@
 /**
- * Issue 13 part 3: the router's back speaks both MCP eras (docs/backend-eras.md). Behind one router:
+ * The router's back speaks both MCP eras (docs/backend-eras.md). Behind one router:
  * a backend that serves only 2026-07-28 (the v2 SDK's handler set to refuse 2025 clients), a second
  * one that announces no changes (its tools are re-listed when their ttlMs runs out), and the real
  * 2025 server-everything over Streamable HTTP. All three are `era: auto`.
@@ -12,7 +12,7 @@ import { BackendsService } from '../src/backends/backends.service';
 import { waitFor } from './support/backend-processes';
 import { freePort, httpBackend, startEverythingHttp, stopProcess } from './support/backend-servers';
 import { type ModernServer, startModernServer } from './support/modern-backend';
-import { callTool, readAsModel, startRouter, testConfig, type RunningRouter, type ToolResult } from './support/router';
+import { callTool, readAsModel, startRouter, testConfig, type BatchAnswer, type RunningRouter, type ToolResult } from './support/router';
 
 describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   let modern: ModernServer;
@@ -106,7 +106,7 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
       },
     });
     assert.equal(result.isError, false);
-    const { head, blocks } = readAsModel(result as ToolResult);
+    const { head, blocks } = readAsModel<BatchAnswer>(result as ToolResult);
     assert.deepEqual(head.counts, { total: 3, succeeded: 3, failed: 0 });
     const texts = blocks.map((b) => b.text);
     const at = (header: string) => texts.indexOf(header);
@@ -178,7 +178,7 @@ describe('era set in config', () => {
     await Promise.all([modern?.stop(), everything && stopProcess(everything)]);
   });
 
-  test('era: modern skips nothing but the fallback; the wrong era is a clear connect failure', async () => {
+  test('era: modern skips nothing but the fallback; the wrong era is a clear connect failure', () => {
     assert.equal(stateOf('forced-modern').status, 'up');
     assert.equal(stateOf('forced-modern').era, 'modern');
     const legacy = stateOf('forced-legacy');

@@ -15,6 +15,7 @@ import {
   startRouter,
   tempDir,
   testConfig,
+  type BatchAnswer,
   type RunningRouter,
 } from './support/router';
 
@@ -60,11 +61,11 @@ describe('invoke_read_tool_batch over real backends', () => {
     ] } });
     // The batch was dispatched: its failures are data, not a raised exception (architecture §5).
     assert.equal(result.isError, false);
-    const data = result.structuredContent as Record<string, any>;
+    const data = result.structuredContent as BatchAnswer;
     assert.equal(data.ok, false);
     // A model reads the summary first, then each entry's blocks under its header.
-    const { head, blocks } = readAsModel(result as never);
-    assert.deepEqual(head, { ...data, results: data.results.map(({ result: _r, ...rest }: Record<string, unknown>) => rest) });
+    const { head, blocks } = readAsModel<BatchAnswer>(result as never);
+    assert.deepEqual(head, { ...data, results: data.results.map(({ result: _r, ...rest }) => rest) });
     const headers = blocks.filter((b) => /^── entry /.test(b.text ?? '')).map((b) => b.text);
     assert.deepEqual(headers, [
       '── entry 0, id "alpha": ok ──',
@@ -82,7 +83,7 @@ describe('invoke_read_tool_batch over real backends', () => {
       { type: 'text', text: '── entry 1, id "1": blocked ──' },
     ]);
     assert.deepEqual(
-      data.results.map((r: { index: number; id: string; status: string }) => [r.index, r.id, r.status]),
+      data.results.map((r) => [r.index, r.id, r.status]),
       [
         [0, 'alpha', 'ok'],
         [1, '1', 'blocked'],
@@ -141,8 +142,8 @@ describe('invoke_read_tool_batch over real backends', () => {
       assert.equal(isError, true, code);
       assert.equal(data.ok, false);
       assert.equal(data.status, 'invalid_call');
-      assert.equal(data.error.code, code);
-      assert.equal(typeof data.error.message, 'string');
+      assert.equal(data.error!.code, code);
+      assert.equal(typeof data.error!.message, 'string');
       assert.equal(data.results, undefined);
     }
   });
@@ -151,9 +152,9 @@ describe('invoke_read_tool_batch over real backends', () => {
     const { isError, data } = await batch([{ name: 'structured' }, { name: 'failing' }]);
     assert.equal(isError, false);
     assert.equal(data.results[0].status, 'ok');
-    assert.deepEqual(data.results[0].result.structuredContent, { error: null, value: 42 });
+    assert.deepEqual(data.results[0].result?.structuredContent, { error: null, value: 42 });
     assert.equal(data.results[1].status, 'error');
-    assert.match(data.results[1].error, /failed on purpose/);
+    assert.match(data.results[1].error ?? '', /failed on purpose/);
     assert.deepEqual(data.failed_ids, ['1']);
   });
 
@@ -174,7 +175,7 @@ describe('invoke_read_tool_batch over real backends', () => {
     ];
     const { data } = await batch(calls);
     assert.deepEqual(
-      data.results.map((r: { status: string }) => r.status),
+      data.results.map((r) => r.status),
       ['invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'invalid_call', 'ok'],
     );
     const every = await batch(calls.slice(0, 8));
@@ -182,7 +183,7 @@ describe('invoke_read_tool_batch over real backends', () => {
     assert.deepEqual(every.data.counts, { total: 8, succeeded: 0, failed: 8 });
     assert.equal(data.results[2].id, '2', 'a malformed id answers under its index');
     for (const r of data.results.slice(0, 8)) assert.ok(!String(r.error).includes(canary), r.error);
-    const errors = data.results.map((r: { error?: string }) => r.error ?? '').join('\n');
+    const errors = data.results.map((r) => r.error ?? '').join('\n');
     assert.match(errors, /unknown field/);
     assert.match(errors, /1\.\.100/);
     assert.match(errors, /1\.\.200/);
@@ -205,13 +206,13 @@ describe('invoke_read_tool_batch over real backends', () => {
       arguments: { path: join(dir, 'big.txt') },
     }));
     const { result, bytes } = await rawToolCall(router, BATCH, { calls });
-    const data = result.structuredContent as Record<string, any>;
+    const data = result.structuredContent as unknown as BatchAnswer;
     // Measured on the serialized result as sent: structured content and content together.
     assert.ok(bytes <= 65_536, `${bytes} bytes`);
-    const { head, blocks } = readAsModel(result);
-    assert.deepEqual(head.results.map((r: { next_cursor: string }) => r.next_cursor), data.results.map((r: { next_cursor: string }) => r.next_cursor));
+    const { head, blocks } = readAsModel<BatchAnswer>(result);
+    assert.deepEqual(head.results.map((r) => r.next_cursor), data.results.map((r) => r.next_cursor));
     assert.equal(blocks.length, 50, 'a header and one text block per entry');
-    assert.equal(blocks[1].text, data.results[0].result.structuredContent.content);
+    assert.equal(blocks[1].text, data.results[0].result?.structuredContent?.content);
     assert.equal(data.results.length, 25);
     assert.equal(data.truncated, true);
     assert.equal(data.ok, true);
@@ -228,8 +229,8 @@ describe('invoke_read_tool_batch over real backends', () => {
       cursor: data.results[3].next_cursor,
     });
     assert.equal(next.data.status, 'ok');
-    const first: string = data.results[3].result.structuredContent.content;
-    const second: string = next.data.result.structuredContent.content;
+    const first = String(data.results[3].result?.structuredContent?.content);
+    const second = String(next.data.result?.structuredContent?.content);
     assert.equal(first + second, 'line of text with "quotes" and ✓\n'.repeat(10_000).slice(0, first.length + second.length));
   });
 });
@@ -284,10 +285,10 @@ describe('rate limits per backend call (architecture §7)', () => {
     // Blocked and unknown calls took no token, so the first read has the bucket's only one; the
     // next two would wait far past maxWaitMs for theirs, and fail rather than wait.
     assert.deepEqual(
-      data.results.map((r: { status: string }) => r.status),
+      data.results.map((r) => r.status),
       ['blocked', 'unknown_tool', 'ok', 'error', 'error'],
     );
-    assert.match(data.results[3].error, /rate limit: no token within 100 ms/);
-    assert.match(data.results[4].error, /rate limit: no token within 100 ms/);
+    assert.match(data.results[3].error ?? '', /rate limit: no token within 100 ms/);
+    assert.match(data.results[4].error ?? '', /rate limit: no token within 100 ms/);
   });
 });

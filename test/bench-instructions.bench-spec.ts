@@ -1,4 +1,3 @@
-/// <reference path="../bench/instructions.ts" />
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -6,7 +6,7 @@ import { LEGACY_VERSIONS, PROTOCOL_VERSIONS } from '../src/mcp/domain/protocol-v
 import { until } from './support/backend-processes';
 import { rawConnection, rawRequest, requestText } from './support/raw-http';
 import { captureLogs } from './support/logs';
-import { startRouter, testConfig, type RunningRouter } from './support/router';
+import { startRouter, testConfig, type RpcAnswer, type RunningRouter } from './support/router';
 
 /**
  * The /mcp edge over raw sockets: what HTTP client libraries never send
@@ -57,7 +57,7 @@ describe('edge: credentials and slow clients, with API keys', () => {
   test('one valid Authorization header is accepted', async () => {
     const answer = await ping([`Authorization: Bearer ${ALICE}`]);
     assert.equal(answer.status, 200, answer.head);
-    assert.equal(JSON.parse(answer.body).result !== undefined, true);
+    assert.equal((JSON.parse(answer.body) as { result?: unknown }).result !== undefined, true);
   });
 
   test('two Authorization headers are refused 400, whatever their order, case or values', async () => {
@@ -71,7 +71,7 @@ describe('edge: credentials and slow clients, with API keys', () => {
       const answer = await ping(lines);
       assert.equal(answer.status, 400, `${lines.map((l) => l.split(':')[0]).join(' + ')}: ${answer.head}`);
       assert.match(answer.head, /www-authenticate: Bearer .*error="invalid_request"/i);
-      assert.equal(JSON.parse(answer.body).error, 'invalid_request');
+      assert.equal((JSON.parse(answer.body) as { error?: unknown }).error, 'invalid_request');
       assert.doesNotMatch(answer.head + answer.body, /alice-key|bob-key/);
     }
   });
@@ -179,7 +179,7 @@ describe('edge: protocol versions', () => {
       body: JSON.stringify(message),
     });
     const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, any>) };
+    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as RpcAnswer) };
   };
   const initialize = (protocolVersion: string) =>
     rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -190,7 +190,7 @@ describe('edge: protocol versions', () => {
       assert.equal((await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, version)).status, 202);
       const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version);
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body!.result.tools.map((t: { name: string }) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+      assert.deepEqual(list.body!.result.tools.map((t) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
       const call = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'find_tool', arguments: { query: 'anything' } } }, version);
       assert.equal(call.status, 200);
       assert.equal(call.body!.result.isError, false);

@@ -44,9 +44,9 @@ function captureLogs(): { lines: string[]; restore(): void } {
         return true;
       }
       return (originals[i] as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof stream.write;
+    });
   });
-  return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i] as typeof stream.write)) };
+  return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i])) };
 }
 
 /** The endpoint's config; a query's deadline (timeoutMs) that a loaded box keeps with room to spare. */
@@ -57,7 +57,7 @@ function embeddings(url: string, over: Partial<EmbeddingsConfig> = {}): Embeddin
 async function find(client: Client, query: string, extra: Record<string, unknown> = {}): Promise<Hit[]> {
   const { isError, data } = await callTool(client, 'find_tool', { query, ...extra });
   assert.equal(isError, false, JSON.stringify(data));
-  return data.hits as Hit[];
+  return data.hits;
 }
 
 /** 1-based rank of the first memory tool among `hits`, Infinity when there is none. */

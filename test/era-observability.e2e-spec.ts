@@ -130,7 +130,7 @@ describe('protocol eras as an operator sees them: /metrics and the audit lines',
   test('the audit line of each tool call on stdout carries the protocol version its client used, never an argument', async () => {
     const calls = () => router.logs.filter((l) => l.kind === 'call');
     await waitFor(() => calls().length >= 2, 60_000, 'two audit lines');
-    const byTool = Object.fromEntries(calls().map((l) => [l.tool, l]));
+    const byTool = Object.fromEntries(calls().map((l) => [String(l.tool), l] as const));
     assert.equal(byTool['get-sum']?.protocolVersion, '2025-11-25');
     assert.equal(byTool['get-sum']?.backend, 'everything');
     assert.equal(byTool['wx_weather']?.protocolVersion, '2026-07-28');

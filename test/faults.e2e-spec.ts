@@ -15,7 +15,7 @@ import {
   startFaultHttp,
   timed,
 } from './support/fault-backends';
-import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { startRouter, tempDir, testConfig, type RunningRouter, type SingleAnswer } from './support/router';
 
 /**
  * Fault tests: a backend that hangs, sleeps past its deadline, crashes mid-call, answers 12 MiB or
@@ -161,6 +161,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
         assert.equal(fault.status, 'error', c.what);
         assert.equal(fault.ok, false);
         assert.equal(fault.result, undefined, 'never both result and error');
+        assert.ok(fault.error, c.what);
         assert.ok(typeof fault.error.message === 'string' && fault.error.message.length <= 500, c.what);
         // A timeout is the deadline's doing; any other failure came at once, for its own reason.
         if (c.expect === 'timeout') {
@@ -176,7 +177,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
       if (neighbour) assert.equal((await neighbour).status, 'ok', `${c.what}: another call on the same backend failed`);
       const b = await batch;
       assert.deepEqual(
-        b.results.map((r: { index: number; status: string }) => [r.index, r.status]),
+        b.results.map((r) => [r.index, r.status]),
         [[0, 'ok'], [1, c.expect === 'ok' ? 'ok' : 'error'], [2, 'ok']],
         c.what,
       );
@@ -185,7 +186,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
 
   test('a call past its deadline is cancelled at the backend, over stdio and over HTTP', async () => {
     await recover();
-    const cancelled = async (backend: string) => Number((await client.read('stats', backend)).result?.structuredContent?.counts?.['notifications/cancelled'] ?? 0);
+    const cancelled = async (backend: string) => Number(((await client.read('stats', backend)).result?.structuredContent?.counts as Record<string, number> | undefined)?.['notifications/cancelled'] ?? 0);
     for (const backend of ['faulty', 'faultyhttp']) {
       const before = await cancelled(backend);
       assert.equal((await client.read('hang', backend)).status, 'error');
@@ -232,6 +233,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     await waitFor(() => state('crashy').status !== 'up', 60_000, 'crashy marked down');
     const meanwhile = await client.read('fast', 'crashy');
     assert.equal(meanwhile.status, 'error');
+    assert.ok(meanwhile.error);
     assert.notEqual(meanwhile.error.code, 'backend_timeout', `a call to a down backend fails at once, not at its timeout: ${meanwhile.error.message}`);
     await waitUp('crashy');
     const after = state('crashy');
@@ -250,8 +252,8 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
     const fast = client.read('fast', 'faulty');
     const answer = await huge;
     assert.equal(answer.status, 'error');
-    assert.equal(answer.error.code, 'response_too_large');
-    assert.match(answer.error.message, /size limit/);
+    assert.equal(answer.error!.code, 'response_too_large');
+    assert.match(answer.error!.message, /size limit/);
     for (const other of [...(await Promise.all(sleepers)), await fast]) assert.equal(other.status, 'ok', other.error?.message);
     assert.equal((readCounts(file)['tools/call:sleep'] ?? 0) - before, 3);
     assert.equal(state('faulty').status, 'up');
@@ -333,7 +335,7 @@ describe('faults: annotations flipped by the backend', () => {
         return true;
       }
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write;
+    });
     router = await startRouter(testConfig([faultStdioBackend('flip', { countFile: flipCounts })], { logLevel: 'info' }));
     client = new RawMcpClient(router.url);
   });
@@ -347,7 +349,7 @@ describe('faults: annotations flipped by the backend', () => {
   const purges = () => readCounts(flipCounts)['tools/call:purge_cache'] ?? 0;
   const hit = async () => {
     const { hits } = await client.call('find_tool', { query: 'purge cache', server: 'flip', top_k: 10 });
-    return (hits as { name: string; read_only: boolean }[]).find((h) => h.name === 'purge_cache')!;
+    return hits.find((h) => h.name === 'purge_cache')!;
   };
 
   test('destructive → read-only: blocked until a refresh brings the change, which is logged', async () => {

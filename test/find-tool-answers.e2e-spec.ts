@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { freePort, httpBackend, SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
-import { readAsModel, startRouter, testConfig, type RunningRouter } from './support/router';
+import { readAsModel, startRouter, testConfig, type FindAnswer, type RunningRouter } from './support/router';
 
 /**
  * What `find_tool` answers when it has no match to give: a model is never left with an empty
@@ -48,7 +48,7 @@ describe('find_tool with a backend up and one down', () => {
   });
 
   test('a match answers its hits and no note', async () => {
-    const { isError, data } = (await find(client, { query: 'structured content', top_k: 1 })) as { isError: boolean; data: Record<string, any> };
+    const { isError, data } = (await find(client, { query: 'structured content', top_k: 1 })) as { isError: boolean; data: FindAnswer };
     assert.equal(isError, false);
     assert.deepEqual(Object.keys(data), ['hits']);
     assert.equal(data.hits[0].name, 'structured');

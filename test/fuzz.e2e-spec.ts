@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { faultStdioBackend, RawMcpClient } from './support/fault-backends';
-import { startRouter, testConfig, type RunningRouter } from './support/router';
+import { startRouter, testConfig, type BatchAnswer, type BatchItem, type RunningRouter, type SingleAnswer, type ToolResult } from './support/router';
 
 /**
- * Issue 5, fuzzing: whatever reaches /mcp (JSON-RPC shapes, 10,000-level nesting, 400-digit ids,
+ * Fuzzing: whatever reaches /mcp (JSON-RPC shapes, 10,000-level nesting, 400-digit ids,
  * unicode, `__proto__` and `constructor` keys, batch entries of random shapes and sizes), the
  * router never answers 5xx, never dies, never echoes an argument value, and answers a valid id as
  * it was sent.
@@ -118,7 +118,7 @@ function depthOf(value: unknown): number {
     const [v, d] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     max = Math.max(max, d);
-    for (const child of Object.values(v as object)) stack.push([child, d + 1]);
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
   }
   return max;
 }
@@ -138,8 +138,16 @@ function sentOf(body: string): Sent {
   return { id, hasValidId, isRequest: typeof method === 'string', tooDeep };
 }
 
+/** A JSON-RPC answer as the fuzzer reads it: any part may be missing or of another type. */
+interface RpcAnswer {
+  jsonrpc?: unknown;
+  id?: unknown;
+  error?: { code?: unknown };
+  result?: ToolResult;
+}
+
 /** Never 5xx; a JSON answer; a valid id answered as sent; the canary nowhere. */
-function checkReply(body: string, reply: { status: number; body: string }): Record<string, any> | undefined {
+function checkReply(body: string, reply: { status: number; body: string }): RpcAnswer | undefined {
   assert.ok(reply.status < 500, `HTTP ${reply.status} for ${body.slice(0, 200)}`);
   saw(`http:${reply.status}`);
   assert.ok(!reply.body.includes(CANARY), `an argument value came back: ${reply.body.slice(0, 300)}`);
@@ -147,7 +155,7 @@ function checkReply(body: string, reply: { status: number; body: string }): Reco
     assert.equal(reply.body, '');
     return undefined;
   }
-  const answer = JSON.parse(reply.body) as Record<string, any>;
+  const answer = JSON.parse(reply.body) as RpcAnswer;
   assert.equal(answer.jsonrpc, '2.0');
   const sent = sentOf(body);
   if (sent.tooDeep) {
@@ -170,7 +178,7 @@ function saw(what: string): void {
   seen.set(what, (seen.get(what) ?? 0) + 1);
 }
 
-function checkItem(item: Record<string, any>): void {
+function checkItem(item: Pick<BatchItem, 'status' | 'result' | 'error' | 'result_truncated'>): void {
   assert.ok(CALL_STATUSES.has(item.status), `status ${item.status}`);
   saw(`status:${item.status}`);
   assert.ok((item.result === undefined) !== (item.error === undefined) || item.result_truncated === true, 'exactly one of result and error');
@@ -178,14 +186,14 @@ function checkItem(item: Record<string, any>): void {
 }
 
 /** A single call's answer: a batch item's fields, but a failure's error is `{code, message}`. */
-function checkSingle(single: Record<string, any>): void {
+function checkSingle(single: SingleAnswer): void {
   const { error, ...rest } = single;
   checkItem(error === undefined ? rest : { ...rest, error: error.message });
   if (error !== undefined) assert.equal(typeof error.code, 'string');
 }
 
 /** What a model reads first: a text block that parses to the answer without its result. */
-function checkFirstBlock(result: Record<string, any>): void {
+function checkFirstBlock(result: ToolResult): void {
   const { result: _result, ...head } = result.structuredContent as Record<string, unknown>;
   const first = (result.content as { type: string; text: string }[])[0];
   assert.equal(first.type, 'text');
@@ -270,7 +278,7 @@ describe('fuzzing /mcp', () => {
         const text = rpc(id, 'tools/call', `{"name":"invoke_read_tool","arguments":{${fields.join(',')}}}`);
         const answer = checkReply(text, await client.post(text));
         if (!answer?.result) return; // an invalid id or envelope: answered as an error above
-        const single = answer.result.structuredContent as Record<string, any>;
+        const single = answer.result.structuredContent as unknown as SingleAnswer;
         checkSingle(single);
         checkFirstBlock(answer.result);
         assert.equal(single.ok, single.status === 'ok');
@@ -296,12 +304,12 @@ describe('fuzzing /mcp', () => {
         const text = rpc(id, 'tools/call', `{"name":"invoke_read_tool_batch","arguments":{"calls":${calls}${extra === undefined ? '' : `,${JSON.stringify(extra)}:1`}}}`);
         const answer = checkReply(text, await client.post(text));
         if (!answer?.result) return;
-        const data = answer.result.structuredContent as Record<string, any>;
+        const data = answer.result.structuredContent as unknown as BatchAnswer;
         const sentCalls = JSON.parse(calls) as unknown;
         if (data.results === undefined) {
           saw(`batch:${data.error?.code}`);
           assert.equal(data.ok, false);
-          assert.ok(BATCH_REJECTIONS.has(data.error?.code), `rejection code ${data.error?.code}`);
+          assert.ok(BATCH_REJECTIONS.has(data.error?.code ?? ''), `rejection code ${data.error?.code}`);
           assert.equal(answer.result.isError, true);
           checkFirstBlock(answer.result);
           return;
@@ -311,12 +319,12 @@ describe('fuzzing /mcp', () => {
         checkFirstBlock(answer.result);
         assert.ok(Array.isArray(sentCalls));
         assert.equal(data.results.length, sentCalls.length, 'one result per call');
-        data.results.forEach((item: Record<string, any>, i: number) => {
+        data.results.forEach((item, i) => {
           assert.equal(item.index, i, 'results in call order');
           checkItem(item);
         });
-        assert.equal(new Set(data.results.map((r: { id: string }) => r.id)).size, sentCalls.length, 'ids unique');
-        const failed = data.results.filter((r: { status: string }) => r.status !== 'ok').length;
+        assert.equal(new Set(data.results.map((r) => r.id)).size, sentCalls.length, 'ids unique');
+        const failed = data.results.filter((r) => r.status !== 'ok').length;
         assert.deepEqual(data.counts, { total: sentCalls.length, succeeded: sentCalls.length - failed, failed });
         assert.equal(data.ok, failed === 0);
         saw('batch:answered');

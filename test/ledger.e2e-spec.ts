@@ -20,7 +20,7 @@ import {
   readCounts,
   startFaultHttp,
 } from './support/fault-backends';
-import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { startRouter, tempDir, testConfig, type BatchAnswer, type RunningRouter, type SingleAnswer } from './support/router';
 
 /**
  * The ledger under load: 20 SDK clients, each making hundreds of single and batch calls
@@ -131,12 +131,13 @@ async function tracedClient(url: string): Promise<TracedClient> {
   const client = new Client({ name: 'ledger', version: '1.0.0' });
   await client.connect(transport);
   const traced: TracedClient = { client, sent: new Set(), answered: new Map() };
-  const deliver = transport.onmessage!;
+  // The handler the client set takes the extra info of the Transport interface, which this class's own type leaves out.
+  const deliver: (m: JSONRPCMessage, e?: unknown) => void = transport.onmessage!;
   transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
     if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) {
       traced.answered.set(message.id, (traced.answered.get(message.id) ?? 0) + 1);
     }
-    (deliver as (m: JSONRPCMessage, e?: unknown) => void)(message, extra);
+    deliver(message, extra);
   };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
@@ -202,19 +203,19 @@ describe('the ledger under load', () => {
         if (rand() < 0.5) {
           const call = pick(rand);
           const result = await traced.client.callTool({ name: 'invoke_read_tool', arguments: call });
-          const a = result.structuredContent as Record<string, any>;
+          const a = result.structuredContent as SingleAnswer;
           booked.push({ entrypoint: 'invoke_read_tool', tool: String(call.name), server: a.server, status: a.status, error: a.error?.message });
           answeredRequests++;
         } else {
           const calls = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => pick(rand));
           const result = await traced.client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls } });
-          const data = result.structuredContent as Record<string, any>;
+          const data = result.structuredContent as BatchAnswer;
           answeredRequests++;
           if (!Array.isArray(data.results) || data.results.length !== calls.length) {
             shapeErrors.push(`batch of ${calls.length} answered ${JSON.stringify(data).slice(0, 200)}`);
             continue;
           }
-          data.results.forEach((item: Record<string, any>, i: number) => {
+          data.results.forEach((item, i) => {
             if (item.index !== i || item.id !== String(i) || item.tool !== calls[i].name) shapeErrors.push(`entry ${i}: ${JSON.stringify(item).slice(0, 200)}`);
             booked.push({ entrypoint: 'batch', tool: String(calls[i].name), server: item.server, status: item.status, error: item.error });
           });
@@ -230,7 +231,7 @@ describe('the ledger under load', () => {
       for (const share of [0.1, 0.4, 0.7]) {
         await waitFor(() => answeredRequests >= share * CLIENTS * REQUESTS_PER_CLIENT, 600_000, `${share * 100}% of the requests answered`);
         const result = await traced.client.callTool({ name: 'invoke_read_tool', arguments: { name: 'crash', server: 'gamma' } });
-        const a = result.structuredContent as Record<string, any>;
+        const a = result.structuredContent as SingleAnswer;
         booked.push({ entrypoint: 'invoke_read_tool', tool: 'crash', server: a.server, status: a.status, error: a.error?.message });
       }
       return traced;

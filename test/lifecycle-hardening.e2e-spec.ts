@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import { isAlive, livingInGroup, until, waitFor } from './support/backend-processes';
 import { childrenOf, FAULT_SERVER, readCounts } from './support/fault-backends';
 import { msgOf, spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
-import { BUILD, ROOT, tempDir } from './support/router';
+import { BUILD, ROOT, tempDir, type AnswerOf } from './support/router';
 
 /**
  * The router as an operator runs it: the built `main.js` in its own process, real signals, real
@@ -20,14 +20,14 @@ after(() => {
 });
 
 /** A tools/call over plain HTTP; resolves with the tool's structured content. */
-async function callTool(mcpUrl: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+async function callTool<N extends keyof AnswerOf>(mcpUrl: string, name: N, args: Record<string, unknown>): Promise<AnswerOf[N]> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   assert.equal(response.status, 200);
-  const body = (await response.json()) as { result: { structuredContent: Record<string, any> } };
+  const body = (await response.json()) as { result: { structuredContent: AnswerOf[N] } };
   return body.result.structuredContent;
 }
 

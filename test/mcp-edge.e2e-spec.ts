@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { filesBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { filesBackend, startRouter, tempDir, testConfig, type RpcAnswer, type RunningRouter } from './support/router';
 
 interface Reply {
   status: number;
@@ -42,18 +42,18 @@ describe('the /mcp edge', () => {
     const reply = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     assert.equal(reply.status, 200);
     assert.match(String(reply.headers['content-type']), /application\/json/);
-    const body = JSON.parse(reply.body);
+    const body = JSON.parse(reply.body) as RpcAnswer;
     assert.equal(body.id, 1);
     assert.equal(body.result.protocolVersion, '2025-06-18');
     assert.equal(body.result.serverInfo.name, 'centralmcp-router');
-    const unknownVersion = JSON.parse((await rpc({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })).body);
+    const unknownVersion = JSON.parse((await rpc({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })).body) as RpcAnswer;
     assert.match(unknownVersion.result.protocolVersion, /^\d{4}-\d{2}-\d{2}$/);
     assert.notEqual(unknownVersion.result.protocolVersion, '1999-01-01');
   });
 
   test('ping answers an empty result and ids come back as sent', async () => {
     for (const id of [0, 'abc', 'ünïcødé-✓', Number.MAX_SAFE_INTEGER, 'x'.repeat(256)]) {
-      const body = JSON.parse((await rpc({ jsonrpc: '2.0', id, method: 'ping' })).body);
+      const body = JSON.parse((await rpc({ jsonrpc: '2.0', id, method: 'ping' })).body) as unknown;
       assert.deepEqual(body, { jsonrpc: '2.0', id, result: {} });
     }
   });
@@ -68,7 +68,7 @@ describe('the /mcp edge', () => {
     for (const body of ['{', 'not json', '{"jsonrpc":"2.0",', '']) {
       const reply = await post(body);
       assert.equal(reply.status, 400, body);
-      assert.equal(JSON.parse(reply.body).error.code, -32700, body);
+      assert.equal((JSON.parse(reply.body) as RpcAnswer).error.code, -32700, body);
     }
   });
 
@@ -77,16 +77,16 @@ describe('the /mcp edge', () => {
     for (const message of cases) {
       const reply = await rpc(message);
       assert.equal(reply.status, 400, JSON.stringify(message).slice(0, 60));
-      const body = JSON.parse(reply.body);
+      const body = JSON.parse(reply.body) as RpcAnswer;
       assert.equal(body.error.code, -32600);
     }
     const hugeId = await post('{"jsonrpc":"2.0","id":' + '9'.repeat(400) + ',"method":"ping"}');
     assert.equal(hugeId.status, 400);
-    assert.equal(JSON.parse(hugeId.body).id, null);
+    assert.equal((JSON.parse(hugeId.body) as RpcAnswer).id, null);
   });
 
   test('an unknown method is method-not-found', async () => {
-    const body = JSON.parse((await rpc({ jsonrpc: '2.0', id: 7, method: 'resources/list' })).body);
+    const body = JSON.parse((await rpc({ jsonrpc: '2.0', id: 7, method: 'resources/list' })).body) as RpcAnswer;
     assert.equal(body.error.code, -32601);
     assert.equal(body.id, 7);
   });
@@ -114,9 +114,9 @@ describe('the /mcp edge', () => {
   });
 
   test('tools/call with bad params is invalid-params; an unpublished tool is a tool error', async () => {
-    const bad = JSON.parse((await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 5 } })).body);
+    const bad = JSON.parse((await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 5 } })).body) as RpcAnswer;
     assert.equal(bad.error.code, -32602);
-    const unknown = JSON.parse((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'write_file', arguments: {} } })).body);
+    const unknown = JSON.parse((await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'write_file', arguments: {} } })).body) as RpcAnswer;
     assert.equal(unknown.result.isError, true);
   });
 });

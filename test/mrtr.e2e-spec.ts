@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { until, waitFor } from './support/backend-processes';
 import { freePort } from './support/backend-servers';
 import { FAULT_SERVER, type FaultHttpServer, fixtureStats, startFaultHttp } from './support/fault-backends';
-import { readAsModel, type ToolResult } from './support/router';
+import { readAsModel, type BatchAnswer, type ToolResult } from './support/router';
 import { spawnRouter, type SpawnedRouter, stdioBackendYaml } from './support/router-process';
 
 const MRTR_SERVER = join(__dirname, 'fixtures', 'mrtr-server.js');
@@ -31,7 +31,7 @@ async function startMrtrServer(name: string): Promise<{ url: string; child: Chil
   const port = await freePort();
   const child = spawn(process.execPath, [MRTR_SERVER, '--port', String(port), '--name', name], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 60_000, 'mrtr server listening');
   if (child.exitCode !== null) throw new Error(`mrtr server exited: ${stderr}`);
   const base = `http://127.0.0.1:${port}`;
@@ -41,8 +41,6 @@ async function startMrtrServer(name: string): Promise<{ url: string; child: Chil
     calls: async (tool) => ((await (await fetch(`${base}/control/calls`)).json()) as SeenCall[]).filter((c) => c.name === tool),
   };
 }
-
-const textsOf = (result: ToolResult): string[] => (result.content ?? []).map((b) => b.text ?? '');
 
 describe('2026-07-28 multi round-trip results (input_required) from backends', () => {
   let mr: Awaited<ReturnType<typeof startMrtrServer>>;
@@ -128,8 +126,8 @@ describe('2026-07-28 multi round-trip results (input_required) from backends', (
     // would go on until the rounds ran out (backend_failed).
     const { result, head } = await read('mr_slow_busy', 'mrslow', { ms: 1_000 });
     assert.equal(result.isError, true);
-    assert.equal(head.error.code, 'backend_timeout', JSON.stringify(head));
-    assert.match(head.error.message, /^backend mrslow did not (answer|complete) within 1500 ms/);
+    assert.equal(head.error!.code, 'backend_timeout', JSON.stringify(head));
+    assert.match(head.error!.message, /^backend mrslow did not (answer|complete) within 1500 ms/);
     assert.ok((await mr.calls('mr_slow_busy')).length <= 2);
   });
 
@@ -157,7 +155,7 @@ describe('2026-07-28 multi round-trip results (input_required) from backends', (
       },
     })) as ToolResult;
     assert.equal(result.isError, false);
-    const { head, blocks } = readAsModel(result);
+    const { head, blocks } = readAsModel<BatchAnswer>(result);
     assert.deepEqual(head.counts, { total: 6, succeeded: 3, failed: 3 }, JSON.stringify(head));
     const texts = blocks.map((b) => b.text ?? '');
     const after = (header: string) => texts[texts.indexOf(header) + 1];
@@ -165,7 +163,7 @@ describe('2026-07-28 multi round-trip results (input_required) from backends', (
     assert.equal(after('── entry 1, id "busy": ok ──'), 'weather in Quito after a retry', JSON.stringify(texts));
     assert.equal(after('── entry 5, id "after": ok ──'), 'weather in Bogota: sunny', JSON.stringify(texts));
     assert.deepEqual(head.failed_ids, ['always', 'login', 'old']);
-    const failed = Object.fromEntries((head.results as { id: string; status: string; error?: string }[]).filter((r) => r.status !== 'ok').map((r) => [r.id, r.error]));
+    const failed = Object.fromEntries(head.results.filter((r) => r.status !== 'ok').map((r) => [r.id, r.error]));
     assert.deepEqual(failed, {
       always: 'backend mr still asked for a retry after 4 rounds',
       login: 'backend mr asked for input the router cannot give (elicitation/create); the router declares no elicitation, sampling or roots support',
@@ -174,7 +172,7 @@ describe('2026-07-28 multi round-trip results (input_required) from backends', (
     assert.ok(!texts.join('\n').includes(SECRET));
   });
 
-  test("no requestState (nor an elicitation's text) ever appears in the router's output, even at debug level", async () => {
+  test("no requestState (nor an elicitation's text) ever appears in the router's output, even at debug level", () => {
     const output = `${router.logs.map((l) => JSON.stringify(l)).join('\n')}\n${router.other()}`;
     // The calls above did leave their lines (so the check below reads a real log).
     assert.ok(output.includes('backend mr still asked for a retry after 4 rounds'), output.slice(-2000));

@@ -48,7 +48,7 @@ describe('operator view: failed backend calls', () => {
       'one line per backend and reason in the window',
     );
     assert.equal(lines[0].error, 'the tool answered isError: true');
-    assert.match(lines[1].error, /did not answer within 5000 ms/);
+    assert.match(String(lines[1].error), /did not answer within 5000 ms/);
     for (const line of lines) {
       assert.equal(typeof line.durationMs, 'number');
       assert.equal(typeof line.requestId, 'string');
@@ -112,7 +112,7 @@ describe('operator view: log lines', () => {
     await waitFor(() => state().status === 'down', 60_000, 'backend seen down');
     await crashy.restart();
     await waitFor(() => state().status === 'up', 60_000, 'backend back up');
-    const afterwards = logs.lines().filter((l) => ['backend reconnect scheduled', 'backend connect failed', 'backend up', 'backend crash-looping'].includes(l.message));
+    const afterwards = logs.lines().filter((l) => ['backend reconnect scheduled', 'backend connect failed', 'backend up', 'backend crash-looping'].includes(String(l.message)));
     assert.ok(afterwards.some((l) => l.message === 'backend up'), JSON.stringify(afterwards));
     assert.deepEqual(afterwards.filter((l) => l.requestId !== undefined), [], 'no line of the reconnect carries a request id');
   });
@@ -122,13 +122,13 @@ describe('operator view: log lines', () => {
     assert.ok(lines.length > 0);
     for (const line of lines) {
       assert.ok(['fatal', 'error', 'warn', 'info'].includes(line.level), JSON.stringify(line));
-      assert.match(line.time, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      assert.match(String(line.time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.equal(line.pid, process.pid);
       assert.equal(typeof line.hostname, 'string');
       assert.equal(typeof line.context, 'string');
       assert.equal(typeof line.message, 'string', JSON.stringify(line));
     }
-    const chatter = lines.filter((l) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication'].includes(l.context));
+    const chatter = lines.filter((l) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication'].includes(l.context ?? ''));
     assert.deepEqual(chatter, []);
   });
 });

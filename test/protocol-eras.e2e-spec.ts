@@ -7,7 +7,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { filesBackend, readAsModel, startRouter, tempDir, testConfig, type RunningRouter, type ToolResult } from './support/router';
+import { filesBackend, readAsModel, startRouter, tempDir, testConfig, type FindAnswer, type RpcAnswer, type RpcResult, type RunningRouter, type ToolResult } from './support/router';
 
 /**
  * The v1 transport, asking `initialize` for a given version: SDK 1.32.2 always asks for its newest
@@ -28,6 +28,17 @@ class AskingTransport extends TransportV1 {
   }
 }
 
+/** A 2026-07-28 result: the fields every result carries there, and those of server/discover. */
+interface ModernResult extends RpcResult {
+  resultType: string;
+  supportedVersions: string[];
+  capabilities: Record<string, unknown>;
+  _meta: Record<string, { name: string; version: string } | undefined>;
+  ttlMs?: number;
+  cacheScope?: string;
+  hits?: unknown[];
+}
+
 /**
  * Every protocol version the router lists, spoken by a real client of its era (docs/protocol-eras.md):
  * the SDK v1 Client for 2025-06-18 and 2025-11-25, the SDK v2 Client negotiating 2026-07-28 through
@@ -45,8 +56,8 @@ describe('protocol eras: a real client of each listed version', () => {
 
   /** find_tool then invoke_read_tool through any client that can call tools. */
   async function findAndRead(callTool: (name: string, args: Record<string, unknown>) => Promise<ToolResult>): Promise<void> {
-    const found = readAsModel(await callTool('find_tool', { query: 'read a text file' }));
-    const hit = (found.head.hits as { name: string; server: string }[]).find((h) => h.name === 'read_text_file');
+    const found = readAsModel<FindAnswer>(await callTool('find_tool', { query: 'read a text file' }));
+    const hit = found.head.hits.find((h) => h.name === 'read_text_file');
     assert.ok(hit, JSON.stringify(found.head).slice(0, 300));
     const read = await callTool('invoke_read_tool', { name: hit.name, server: hit.server, arguments: { path: join(dir, 'notes.txt') } });
     assert.notEqual(read.isError, true);
@@ -113,14 +124,14 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
     'io.modelcontextprotocol/clientCapabilities': {},
   };
-  async function post(body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string; body: Record<string, any> }> {
+  async function post(body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string; body: RpcAnswer<ModernResult> }> {
     const response = await fetch(router.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       body: JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, text, body: JSON.parse(text) as Record<string, any> };
+    return { status: response.status, text, body: JSON.parse(text) as RpcAnswer<ModernResult> };
   }
   /** A well-formed 2026-07-28 request, its headers mirrored from the body unless overridden. */
   const modern = (id: number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
@@ -138,7 +149,7 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     assert.deepEqual(result.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18']);
     assert.deepEqual(result.capabilities, { tools: { listChanged: false } });
     assert.deepEqual(result._meta['io.modelcontextprotocol/serverInfo'], { name: 'centralmcp-router', version: '0.1.0' });
-    assert.match(result.instructions, /find_tool/);
+    assert.match(result.instructions ?? '', /find_tool/);
     assert.equal(result.ttlMs, 3_600_000);
     assert.equal(result.cacheScope, 'public');
   });
@@ -150,7 +161,7 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     assert.equal(first.body.result.resultType, 'complete');
     assert.equal(first.body.result.ttlMs, 3_600_000);
     assert.equal(first.body.result.cacheScope, 'public');
-    assert.deepEqual(first.body.result.tools.map((t: { name: string }) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+    assert.deepEqual(first.body.result.tools.map((t) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
     assert.equal(second.text, first.text);
   });
 
@@ -158,7 +169,7 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     const { status, body } = await modern(3, 'tools/call', { name: 'find_tool', arguments: { query: 'read a file' } });
     assert.equal(status, 200);
     assert.equal(body.result.resultType, 'complete');
-    assert.equal(body.result._meta['io.modelcontextprotocol/serverInfo'].name, 'centralmcp-router');
+    assert.equal(body.result._meta['io.modelcontextprotocol/serverInfo']?.name, 'centralmcp-router');
     assert.equal(body.result.isError, false);
     assert.ok(Array.isArray(body.result.hits ?? body.result.structuredContent?.hits));
   });
@@ -197,7 +208,7 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     const inHeader = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, { 'mcp-protocol-version': '2025-03-26' });
     assert.equal(inHeader.status, 400);
     assert.equal(inHeader.body.error.code, -32022);
-    assert.equal(inHeader.body.error.data.requested, '2025-03-26');
+    assert.equal((inHeader.body.error.data as { requested: string }).requested, '2025-03-26');
   });
 
   test('a 2026-07-28 request without its _meta envelope is HTTP 400 Invalid params', async () => {

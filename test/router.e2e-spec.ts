@@ -54,8 +54,8 @@ describe('the router over the three real demo backends', () => {
     for (const [query, server, name, readOnly] of expectations) {
       const { isError, data } = await callTool(client, 'find_tool', { query, top_k: 5 });
       assert.equal(isError, false);
-      const hit = data.hits.find((h: { name: string; server: string }) => h.name === name && h.server === server);
-      assert.ok(hit, `${query} → ${server}:${name} in ${JSON.stringify(data.hits.map((h: { name: string }) => h.name))}`);
+      const hit = data.hits.find((h) => h.name === name && h.server === server);
+      assert.ok(hit, `${query} → ${server}:${name} in ${JSON.stringify(data.hits.map((h) => h.name))}`);
       assert.equal(hit.read_only, readOnly);
       assert.ok(Array.isArray(hit.params) && typeof hit.score === 'number' && hit.schema === undefined);
     }
@@ -70,7 +70,7 @@ describe('the router over the three real demo backends', () => {
     }
     const bad = await callTool(client, 'find_tool', { query: 'file', top_k: 11 });
     assert.equal(bad.isError, true);
-    assert.match(bad.data.error.message, /top_k/);
+    assert.match(bad.data.error!.message, /top_k/);
   });
 
   test('reads a file through a stdio backend', async () => {
@@ -138,8 +138,8 @@ describe('the router over the three real demo backends', () => {
   test('an operator deny beats a read-only annotation', async () => {
     const { data } = await callTool(client, 'invoke_read_tool', { name: 'list_allowed_directories', server: 'files' });
     assert.equal(data.status, 'blocked');
-    assert.equal(data.error.code, 'blocked');
-    assert.match(data.error.message, /operator/);
+    assert.equal(data.error!.code, 'blocked');
+    assert.match(data.error!.message, /operator/);
   });
 
   test('an unknown tool and name variants do not resolve', async () => {
@@ -157,7 +157,7 @@ describe('the router over the three real demo backends', () => {
     const { isError, data } = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: secret } });
     assert.equal(isError, true);
     assert.equal(data.status, 'invalid_call');
-    assert.equal(data.error.code, 'invalid_call');
+    assert.equal(data.error!.code, 'invalid_call');
     assert.ok(!JSON.stringify(data).includes('sk-canary-'));
   });
 
@@ -191,8 +191,8 @@ describe('name resolution across backends that share tool names', () => {
   test('an ambiguous name without server lists the candidates; with server it resolves', async () => {
     const ambiguous = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: join(b, 'x.txt') } });
     assert.equal(ambiguous.data.status, 'unknown_tool');
-    assert.equal(ambiguous.data.error.code, 'unknown_tool');
-    assert.match(ambiguous.data.error.message, /archive, files/);
+    assert.equal(ambiguous.data.error!.code, 'unknown_tool');
+    assert.match(ambiguous.data.error!.message, /archive, files/);
     const picked = await callTool(client, 'invoke_read_tool', { name: 'read_text_file', server: 'archive', arguments: { path: join(b, 'x.txt') } });
     assert.equal(picked.data.status, 'ok');
     assert.ok(JSON.stringify(picked.data.result).includes('from b'));
@@ -240,10 +240,10 @@ describe('bounded reads resumed with cursors', () => {
       assert.deepEqual(blocks.map((b) => b.type), ['text']);
       text += blocks[0].text;
       assert.equal(head.next_cursor, (result.structuredContent as Record<string, unknown>).next_cursor);
-      cursor = head.next_cursor as string | undefined;
+      cursor = head.next_cursor;
       if (cursor) {
         assert.equal(head.truncated, true);
-        assert.equal(head.bounds.resumable, true);
+        assert.equal(head.bounds?.resumable, true);
         assert.equal(typeof head.cursor_expires_in_seconds, 'number');
       }
       pages++;
@@ -255,7 +255,7 @@ describe('bounded reads resumed with cursors', () => {
 
   test('tampered, garbage and mismatched cursors are invalid_cursor', async () => {
     const first = await read();
-    const cursor: string = first.data.next_cursor;
+    const cursor = first.data.next_cursor ?? '';
     assert.ok(cursor);
     const flipped = cursor.slice(0, 10) + (cursor[10] === 'A' ? 'B' : 'A') + cursor.slice(11);
     for (const bad of [flipped, 'garbage', cursor + 'x', '.' + cursor]) {
@@ -265,7 +265,7 @@ describe('bounded reads resumed with cursors', () => {
     writeFileSync(join(dir, 'other.txt'), 'other');
     const mismatched = await read(cursor, join(dir, 'other.txt'));
     assert.equal(mismatched.data.status, 'invalid_cursor');
-    assert.match(mismatched.data.error.message, /another tool or other arguments/);
+    assert.match(mismatched.data.error!.message, /another tool or other arguments/);
   });
 });
 
@@ -300,7 +300,7 @@ describe('a Streamable HTTP backend', () => {
     for (let i = 0; i < 3; i++) {
       const { data } = await callTool(client, 'invoke_read_tool', { name: 'get-sum', arguments: { a: 1, b: 1 } });
       assert.equal(data.status, 'error');
-      assert.notEqual(data.error.code, 'backend_timeout', JSON.stringify(data.error));
+      assert.notEqual(data.error?.code, 'backend_timeout', JSON.stringify(data.error));
     }
   });
 });

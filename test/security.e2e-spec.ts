@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { faultHttpBackend, fixtureStats, startFaultHttp, type FaultHttpServer } from './support/fault-backends';
-import { filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { filesBackend, memoryBackend, startRouter, tempDir, testConfig, type AnswerOf, type BatchAnswer, type RunningRouter, type SingleAnswer } from './support/router';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 const ALICE_KEY = 'alice-key-' + 'a'.repeat(32);
@@ -48,8 +48,8 @@ describe('API keys, per-principal access and audit through /mcp', () => {
     clients.push(client);
     return client;
   };
-  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })).structuredContent as Record<string, any>;
+  const call = async <N extends keyof AnswerOf>(client: Client, name: N, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })).structuredContent as AnswerOf[N];
   const post = (headers: Record<string, string>, url = router.url) =>
     fetch(url, {
       method: 'POST',
@@ -101,8 +101,8 @@ describe('API keys, per-principal access and audit through /mcp', () => {
   test('find_tool shows only what the caller may call', async () => {
     const alice = await connect(ALICE_KEY);
     const carol = await connect(CAROL_KEY);
-    const aliceHits = (await call(alice, 'find_tool', { query: 'read', top_k: 10 })).hits as { server: string }[];
-    const carolHits = (await call(carol, 'find_tool', { query: 'read', top_k: 10 })).hits as { server: string }[];
+    const aliceHits = (await call(alice, 'find_tool', { query: 'read', top_k: 10 })).hits;
+    const carolHits = (await call(carol, 'find_tool', { query: 'read', top_k: 10 })).hits;
     assert.ok(aliceHits.length > 0 && aliceHits.every((h) => h.server === 'files'));
     assert.ok(carolHits.length > 0 && carolHits.every((h) => h.server === 'memory'));
   });
@@ -146,7 +146,7 @@ describe('API keys, per-principal access and audit through /mcp', () => {
     assert.ok(!output.text().includes(CANARY), 'no log line holds the canary');
     const audit = readFileSync(auditFile, 'utf8');
     assert.ok(!audit.includes(CANARY));
-    const lines = audit.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = audit.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.some((l) => l.kind === 'auth_failure'));
     const calls = lines.filter((l) => l.kind === 'call');
     assert.ok(calls.length >= 5);
@@ -181,10 +181,10 @@ describe("a caller's credentials never reach an HTTP backend", () => {
     client = new Client({ name: 'security-e2e', version: '1' });
     const headers = { authorization: `Bearer ${ALICE_KEY}`, 'x-api-secret': CANARY, cookie: `session=${CANARY}`, 'x-forwarded-for': '10.9.8.7' };
     await client.connect(new StreamableHTTPClientTransport(new URL(router.url), { requestInit: { headers } }));
-    const single = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'fast', server: 'remote' } })).structuredContent as Record<string, any>;
+    const single = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'fast', server: 'remote' } })).structuredContent as SingleAnswer;
     assert.equal(single.status, 'ok', JSON.stringify(single));
-    const batch = (await client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls: [{ name: 'fast' }, { name: 'fast' }] } })).structuredContent as Record<string, any>;
-    assert.deepEqual(batch.results.map((r: { status: string }) => r.status), ['ok', 'ok']);
+    const batch = (await client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls: [{ name: 'fast' }, { name: 'fast' }] } })).structuredContent as BatchAnswer;
+    assert.deepEqual(batch.results.map((r) => r.status), ['ok', 'ok']);
     const received = (await fixtureStats(backend)).headers;
     assert.ok(received.includes('x-backend-token: configured-value'), received.join('\n'));
     for (const line of received) {

@@ -8,7 +8,7 @@ import { until } from './support/backend-processes';
 import { SERVER_ENTRIES } from './support/backend-servers';
 import { startRedisServer, type RedisServer } from './support/redis-server';
 import { startRouterProcess, stdioBackendYaml, type RouterProcess } from './support/router-process';
-import { readAsModel, tempDir, type ToolResult } from './support/router';
+import { readAsModel, tempDir, type SingleAnswer, type ToolResult } from './support/router';
 
 /**
  * A confirmation token is single use across replicas. Two router processes share one
@@ -25,7 +25,7 @@ const dir = tempDir('centralmcp-shared-confirm-');
 const routers: RouterProcess[] = [];
 const clients: Client[] = [];
 
-async function invoke(client: Client, args: Record<string, unknown>): Promise<{ isError: boolean; head: Record<string, any> }> {
+async function invoke(client: Client, args: Record<string, unknown>): Promise<{ isError: boolean; head: SingleAnswer }> {
   const result = (await client.callTool({ name: 'invoke_tool', arguments: args })) as ToolResult;
   return { isError: result.isError === true, head: readAsModel(result).head };
 }
@@ -83,7 +83,7 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     const replayed = await invoke(b, { name: 'write_file', arguments: args, confirm: token });
     assert.equal(replayed.isError, true);
     assert.equal(replayed.head.status, 'blocked');
-    assert.match(replayed.head.error.message, /already used/);
+    assert.match(replayed.head.error!.message, /already used/);
     assert.equal(readFileSync(target, 'utf8'), 'changed since', 'the replay on the other replica wrote nothing');
   });
 
@@ -97,7 +97,7 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     assert.equal(readFileSync(target, 'utf8'), 'confirmed elsewhere');
     const again = await invoke(a, { name: 'write_file', arguments: args, confirm: token });
     assert.equal(again.head.status, 'blocked');
-    assert.match(again.head.error.message, /already used/);
+    assert.match(again.head.error!.message, /already used/);
   });
 
   test('the same token sent to both replicas at once writes exactly once', async () => {
@@ -120,7 +120,7 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     const refused = await invoke(b, { name: 'write_file', arguments: args, confirm: token });
     assert.equal(refused.isError, true);
     assert.equal(refused.head.status, 'error');
-    assert.match(refused.head.error.message, /used confirmations \(Redis\) is unavailable.*same `confirm` again/);
+    assert.match(refused.head.error!.message, /used confirmations \(Redis\) is unavailable.*same `confirm` again/);
     assert.equal(existsSync(target), false, 'nothing was called');
     // A write that needs no confirmation does not depend on the record (only on the rate-limit policy).
     const plain = await invoke(b, { name: 'create_directory', arguments: { path: join(dir, 'made-during-outage') } });
@@ -131,7 +131,7 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     let answer = refused;
     await until(async () => {
       answer = await invoke(b, { name: 'write_file', arguments: args, confirm: token });
-      if (answer.head.status === 'error') assert.match(answer.head.error.message, /unavailable/);
+      if (answer.head.status === 'error') assert.match(answer.head.error?.message ?? '', /unavailable/);
       return answer.head.status !== 'error';
     }, 60_000, 'replica B reconnected to Redis');
     assert.equal(answer.head.status, 'ok');
@@ -139,6 +139,6 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     let fromA = answer;
     await until(async () => (fromA = await invoke(a, { name: 'write_file', arguments: args, confirm: token })).head.status !== 'error', 60_000, 'replica A reconnected to Redis');
     assert.equal(fromA.head.status, 'blocked');
-    assert.match(fromA.head.error.message, /already used/);
+    assert.match(fromA.head.error?.message ?? '', /already used/);
   });
 });

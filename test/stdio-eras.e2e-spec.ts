@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BackendsService } from '../src/backends/backends.service';
 import { livingInGroup, waitFor } from './support/backend-processes';
 import { stdioBackend } from './support/backend-servers';
-import { callTool, everythingBackend, readAsModel, startRouter, tempDir, testConfig, type RunningRouter, type ToolResult } from './support/router';
+import { callTool, everythingBackend, readAsModel, startRouter, tempDir, testConfig, type BatchAnswer, type RunningRouter, type ToolResult } from './support/router';
 
 /** The compiled 2026-07-28-only stdio server (test/fixtures/modern-stdio-server.ts). */
 const MODERN_STDIO = join(__dirname, 'fixtures', 'modern-stdio-server.js');
@@ -113,7 +113,7 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
       },
     });
     assert.equal(result.isError, false);
-    const { head, blocks } = readAsModel(result as ToolResult);
+    const { head, blocks } = readAsModel<BatchAnswer>(result as ToolResult);
     assert.deepEqual(head.counts, { total: 3, succeeded: 3, failed: 0 });
     const texts = blocks.map((b) => b.text);
     const at = (header: string) => texts.indexOf(header);
@@ -215,7 +215,7 @@ describe('stdio era set in config', () => {
     await router?.close();
   });
 
-  test('era: modern connects without a fallback; the wrong era is a clear connect failure naming it', async () => {
+  test('era: modern connects without a fallback; the wrong era is a clear connect failure naming it', () => {
     assert.equal(stateOf('forced-modern').status, 'up');
     assert.equal(stateOf('forced-modern').era, 'modern');
     const legacy = stateOf('forced-legacy');

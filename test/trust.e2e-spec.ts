@@ -54,7 +54,7 @@ function pinsCli(dir: string, args: string[]): { code: number | null; stdout: st
 async function findNames(client: RawMcpClient, query: string): Promise<{ name: string; trust_warning?: string }[]> {
   const answer = await client.call('find_tool', { query, top_k: 10 });
   // Without a match find_tool shows the closest tools instead: a hidden tool is absent from those too.
-  return answer.hits as { name: string; trust_warning?: string }[];
+  return answer.hits;
 }
 
 describe('trust enforce: a backend that changes a tool without telling is caught by the re-list', () => {
@@ -92,8 +92,8 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     await waitFor(() => readPins(s.pinsFile).pending.some((p) => p.tool === 'purge_cache'), 60_000, 'purge_cache pending in the pins file');
     const refused = await s.client.read('purge_cache', 'flip');
     assert.equal(refused.status, 'blocked');
-    assert.match(refused.error.message, /quarantined/);
-    assert.match(refused.error.message, /changed since it was approved/);
+    assert.match(refused.error!.message, /quarantined/);
+    assert.match(refused.error!.message, /changed since it was approved/);
     assert.equal(readCounts(s.counts)['tools/call:purge_cache'] ?? 0, 0, 'a quarantined tool never reaches the backend');
     assert.ok(!(await findNames(s.client, 'purge cache')).some((h) => h.name === 'purge_cache'), 'find_tool does not offer it');
 
@@ -113,7 +113,7 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     await waitFor(() => readPins(s.pinsFile).pending.some((p) => p.tool === 'fast'), 60_000, 'fast pending in the pins file');
     const refused = await s.client.read('fast', 'flip');
     assert.equal(refused.status, 'blocked');
-    assert.match(refused.error.message, /quarantined/);
+    assert.match(refused.error!.message, /quarantined/);
     const hits = await findNames(s.client, 'ignore previous instructions');
     assert.ok(!hits.some((h) => h.name === 'fast'), JSON.stringify(hits));
   });
@@ -149,7 +149,7 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     const answer = await s.client.read('purge_cache', 'flip');
     // Back to its approved, destructive definition: the read gate refuses it, not the quarantine.
     assert.equal(answer.status, 'blocked');
-    assert.doesNotMatch(answer.error.message, /quarantined/);
+    assert.doesNotMatch(answer.error!.message, /quarantined/);
     // Audit lines reach the file asynchronously.
     await waitFor(() => auditLines(s.auditFile).some((l) => l.kind === 'trust' && l.action === 'release' && l.tool === 'purge_cache'), 60_000, 'release audited');
   });
@@ -168,7 +168,7 @@ describe('trust enforce without approveNewBackends: nothing is callable until ap
     s = await start(dir, { mode: 'enforce', approveNewBackends: false, relistSeconds: 0 });
     const refused = await s.client.read('fast', 'flip');
     assert.equal(refused.status, 'blocked');
-    assert.match(refused.error.message, /no approved pin/);
+    assert.match(refused.error!.message, /no approved pin/);
     assert.deepEqual(await findNames(s.client, 'answers at once'), []);
     const metrics = await scrapeMetrics(s.router);
     const pins = readPins(s.pinsFile);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { filesBackend, memoryBackend, readAsModel, startRouter, tempDir, testConfig, type RunningRouter, type ToolResult } from './support/router';
+import { filesBackend, memoryBackend, readAsModel, startRouter, tempDir, testConfig, type RunningRouter, type SingleAnswer, type ToolResult } from './support/router';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 const WRITER_KEY = 'writer-key-' + 'w'.repeat(32);
@@ -13,7 +13,7 @@ const OTHER_WRITER_KEY = 'other-writer-key-' + 'o'.repeat(32);
 const READER_KEY = 'reader-key-' + 'r'.repeat(32);
 
 /** What a model reads of an answer: the text block's JSON, and whether it is an error. */
-async function invoke(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; head: Record<string, any> }> {
+async function invoke(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; head: SingleAnswer }> {
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
   return { isError: result.isError === true, head: readAsModel(result).head };
 }
@@ -104,7 +104,7 @@ describe('invoke_tool with the memory server: create without confirmation, delet
     const args = { entityNames: ['gateway'] };
     const asked = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: args });
     assert.equal(asked.head.status, 'confirmation_required');
-    assert.deepEqual(asked.head.summary.argument_names, ['entityNames']);
+    assert.deepEqual(asked.head.summary!.argument_names, ['entityNames']);
     const token = asked.head.confirmation as string;
     assert.equal((await invoke(reader, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token })).head.status, 'unknown_tool');
     assert.equal((await invoke(otherWriter, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token })).head.status, 'blocked');
@@ -119,7 +119,7 @@ describe('invoke_tool with the memory server: create without confirmation, delet
     await invoke(writer, 'invoke_tool', { name: 'create_entities', arguments: { entities: [entities.entities[0]] } });
     const replay = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: args, confirm: token });
     assert.equal(replay.head.status, 'blocked');
-    assert.match(replay.head.error.message, /already used/);
+    assert.match(replay.head.error!.message, /already used/);
     assert.match(await graphText(), /routes tool calls/, 'the replay deleted nothing');
   });
 });
@@ -193,7 +193,7 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     const first = await invoke(writer, 'invoke_tool', { name: 'write_file', server: 'files', arguments: args });
     assert.equal(first.isError, false);
     assert.equal(first.head.status, 'confirmation_required');
-    assert.deepEqual({ ...first.head.summary, argument_names: [...first.head.summary.argument_names].sort() }, { tool: 'write_file', server: 'files', argument_names: ['content', 'path'] });
+    assert.deepEqual({ ...first.head.summary, argument_names: [...first.head.summary!.argument_names].sort() }, { tool: 'write_file', server: 'files', argument_names: ['content', 'path'] });
     assert.ok(!JSON.stringify(first.head).includes('written through the router'), 'argument values are never echoed');
     assert.equal(first.head.confirmation_expires_in_seconds, 120);
     assert.equal(existsSync(target), false, 'nothing runs before confirmation');
@@ -202,7 +202,7 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     // Another principal, or other arguments, cannot use it; neither attempt uses it up.
     const stolen = await invoke(otherWriter, 'invoke_tool', { name: 'write_file', arguments: args, confirm: token });
     assert.equal(stolen.head.status, 'blocked');
-    assert.match(stolen.head.error.message, /another caller, tool or arguments/);
+    assert.match(stolen.head.error!.message, /another caller, tool or arguments/);
     const changed = await invoke(writer, 'invoke_tool', { name: 'write_file', arguments: { ...args, content: 'something else' }, confirm: token });
     assert.equal(changed.head.status, 'blocked');
     assert.equal(existsSync(target), false);
@@ -215,14 +215,14 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     writeFileSync(target, 'changed since');
     const replay = await invoke(writer, 'invoke_tool', { name: 'write_file', arguments: args, confirm: token });
     assert.equal(replay.head.status, 'blocked');
-    assert.match(replay.head.error.message, /already used/);
+    assert.match(replay.head.error!.message, /already used/);
     assert.equal(readFileSync(target, 'utf8'), 'changed since', 'a replayed token writes nothing');
 
     const forged = await invoke(writer, 'invoke_tool', { name: 'write_file', arguments: args, confirm: token.slice(0, -2) + 'AA' });
     assert.equal(forged.head.status, 'blocked');
 
     // Audit: both steps are `write` lines carrying the same confirmation id, never the token.
-    const lines = readFileSync(auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = readFileSync(auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const writes = lines.filter((l) => l.kind === 'write' && l.tool === 'write_file' && l.principal === 'wanda');
     const asked = writes.find((l) => l.status === 'confirmation_required' && l.confirmationId !== undefined && token.length > 0);
     const ran = writes.find((l) => l.status === 'ok');
@@ -262,7 +262,7 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
   test('read-only tools, tools outside writes.allow and denied ones are refused', async () => {
     const readOnly = await invoke(writer, 'invoke_tool', { name: 'read_text_file', arguments: { path: join(dir, 'notes.txt') } });
     assert.equal(readOnly.head.status, 'blocked');
-    assert.match(readOnly.head.error.message, /invoke_read_tool/);
+    assert.match(readOnly.head.error!.message, /invoke_read_tool/);
     const denied = await invoke(writer, 'invoke_tool', { name: 'move_file', arguments: { source: join(dir, 'notes.txt'), destination: join(dir, 'n.txt') } });
     assert.equal(denied.head.status, 'blocked');
     const outside = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: { entityNames: ['router'] } });
@@ -297,7 +297,7 @@ describe('invoke_tool and pinned definitions', () => {
     const answer = await invoke(client, 'invoke_tool', { name: 'create_directory', arguments: { path: target } });
     assert.equal(answer.isError, true);
     assert.equal(answer.head.status, 'blocked');
-    assert.match(answer.head.error.message, /quarantined/);
+    assert.match(answer.head.error!.message, /quarantined/);
     assert.equal(existsSync(target), false);
   });
 });

@@ -16,6 +16,9 @@ import type { AuditEvent } from './domain/audit-line';
 
 const SILENT = { log() {}, error() {}, warn() {} };
 
+/** A written line read back as the JSON object it is. */
+const fields = (line: string) => JSON.parse(line) as Record<string, unknown>;
+
 const CALL: AuditEvent = {
   principal: 'alice',
   entrypoint: 'invoke_read_tool',
@@ -49,8 +52,8 @@ test('a file sink appends one JSON line per call and flushes them at shutdown', 
   assert.equal(lines.length, 502);
   assert.deepEqual(JSON.parse(lines[0]), { earlier: 'line' }, 'appends, never truncates');
   assert.deepEqual(JSON.parse(lines[1]), { time: '2025-06-01T00:00:00.000Z', kind: 'call', ...CALL, responseBytes: 0, correlationId: 'req-0' });
-  assert.equal(JSON.parse(lines[500]).responseBytes, 499);
-  assert.equal(JSON.parse(lines[501]).kind, 'auth_failure');
+  assert.equal(fields(lines[500]).responseBytes, 499);
+  assert.equal(fields(lines[501]).kind, 'auth_failure');
   assert.equal(statSync(path).mode & 0o777, 0o644 & 0o777, 'an existing file keeps its permissions');
 });
 
@@ -82,8 +85,9 @@ test('a failing sink never throws into a call', async () => {
     write: () => {
       throw new Error('disk full');
     },
-    close: async () => {
+    close: () => {
       closed = true;
+      return Promise.resolve();
     },
   };
   const { moduleRef, audit } = await appWith({ sink: 'stdout' }, broken);
@@ -103,7 +107,7 @@ test('a line recorded after shutdown is reported, not written to a closed file',
 
 test('the lines of one event-loop turn reach the sink in one write, in order', async () => {
   const writes: string[] = [];
-  const recording: AuditSink = { write: (text) => void writes.push(text), close: async () => undefined };
+  const recording: AuditSink = { write: (text) => void writes.push(text), close: () => Promise.resolve() };
   const { moduleRef, audit } = await appWith({ sink: 'stdout' }, recording);
   for (let i = 0; i < 3; i++) audit.record({ ...CALL, responseBytes: i });
   assert.equal(writes.length, 0, 'nothing is written inside the turn');
@@ -111,6 +115,6 @@ test('the lines of one event-loop turn reach the sink in one write, in order', a
   audit.record({ ...CALL, responseBytes: 3 });
   await moduleRef.close();
   assert.equal(writes.length, 2, 'one write per turn; shutdown flushes the last');
-  assert.deepEqual(writes[0].split('\n').map((l) => JSON.parse(l).responseBytes), [0, 1, 2]);
-  assert.equal(JSON.parse(writes[1]).responseBytes, 3);
+  assert.deepEqual(writes[0].split('\n').map((l) => fields(l).responseBytes), [0, 1, 2]);
+  assert.equal(fields(writes[1]).responseBytes, 3);
 });

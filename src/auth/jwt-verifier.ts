@@ -1,9 +1,10 @@
-import type { JWTVerifyGetKey } from 'jose' with { 'resolution-mode': 'import' };
+import type * as JoseModule from 'jose' with { 'resolution-mode': 'import' };
+import type { JWTPayload, JWTVerifyGetKey } from 'jose' with { 'resolution-mode': 'import' };
 import type { JwtConfig } from '../config/config.types';
 import type { AuthFailureReason } from './auth.types';
 import { reasonOfJoseError } from './domain/jose-errors';
 
-type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
+type Jose = typeof JoseModule;
 
 /** How the issuer's key set is fetched: bounded, cached, re-fetched for an unseen `kid` at most twice a minute. */
 const JWKS_OPTIONS = { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 } as const;

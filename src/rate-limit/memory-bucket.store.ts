@@ -23,8 +23,8 @@ export class MemoryBucketStore implements RateLimitStore {
 
   constructor(private readonly clock: Clock) {}
 
-  async reserveAll(requests: readonly BucketRequest[], cost: number): Promise<StoreReservation> {
-    return this.reserveAllNow(requests, cost);
+  reserveAll(requests: readonly BucketRequest[], cost: number): Promise<StoreReservation> {
+    return Promise.resolve(this.reserveAllNow(requests, cost));
   }
 
   /** The same, synchronously: one decision, so nothing interleaves between the buckets. */
@@ -38,7 +38,7 @@ export class MemoryBucketStore implements RateLimitStore {
     );
     if (!result.ok) return { ok: false, reason: 'wait_too_long', index: result.index, waitMs: result.waitMs };
     for (const [i, bucket] of result.buckets.entries()) {
-      this.entries.set(requests[i]!.key, { bucket, idleAtMs: bucket.atMs + idleMs(bucket, requests[i]!.params) });
+      this.entries.set(requests[i].key, { bucket, idleAtMs: bucket.atMs + idleMs(bucket, requests[i].params) });
     }
     return { ok: true, waitsMs: result.waitsMs };
   }

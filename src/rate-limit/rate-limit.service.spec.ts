@@ -9,7 +9,7 @@ import { ConfigModule } from '../config/config.module';
 import type { BackendConfig, RateLimitSettings, RouterConfig } from '../config/config.types';
 import { MemoryBucketStore } from './memory-bucket.store';
 import { RateLimitModule } from './rate-limit.module';
-import { RATE_LIMIT_STORE } from './rate-limit.store';
+import { RATE_LIMIT_STORE, type RateLimitStore } from './rate-limit.store';
 import { RateLimitService, type RateLimitOutcome } from './rate-limit.service';
 import { SLEEP, type Sleep } from './rate-limit.tokens';
 
@@ -20,9 +20,10 @@ class FakeTime implements Clock {
   now(): number {
     return this.nowMs;
   }
-  readonly sleep: Sleep = async (ms) => {
+  readonly sleep: Sleep = (ms) => {
     this.slept.push(ms);
     this.nowMs += ms;
+    return Promise.resolve();
   };
 }
 
@@ -57,7 +58,7 @@ async function limiterWithStore(config: RouterConfig): Promise<{ limits: RateLim
     .useValue(time.sleep)
     .compile();
   closers.push(() => moduleRef.close());
-  const store = moduleRef.get(RATE_LIMIT_STORE);
+  const store = moduleRef.get<RateLimitStore>(RATE_LIMIT_STORE);
   assert.ok(store instanceof MemoryBucketStore);
   return { limits: moduleRef.get(RateLimitService), time, store };
 }
@@ -90,8 +91,9 @@ describe('RateLimitService', () => {
 
   test('concurrent callers queue in arrival order instead of all waking at once', async () => {
     const requested: number[] = [];
-    const { limits } = await limiter(testConfig([], { rateLimit: limit(5, 1) }), async (ms) => {
+    const { limits } = await limiter(testConfig([], { rateLimit: limit(5, 1) }), (ms) => {
       requested.push(ms);
+      return Promise.resolve();
     });
     const outcomes = await Promise.all([1, 2, 3, 4].map(() => limits.acquire('files')));
     assert.deepEqual(outcomes.map(waitedMs), [0, 200, 400, 600]);

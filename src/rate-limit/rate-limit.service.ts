@@ -86,10 +86,10 @@ export class RateLimitService {
     const reservation = await this.store.reserveAll(limits, COST);
     if (!reservation.ok) {
       if (reservation.reason === 'store_unavailable') return reservation;
-      const limit = limits[reservation.index]!;
+      const limit = limits[reservation.index];
       return { ok: false, reason: 'wait_too_long', bucket: limit.bucket, neededMs: reservation.waitMs, maxWaitMs: limit.maxWaitMs };
     }
-    const waits = limits.map((limit, i) => ({ bucket: limit.bucket, waitMs: reservation.waitsMs[i]! }));
+    const waits = limits.map((limit, i) => ({ bucket: limit.bucket, waitMs: reservation.waitsMs[i] }));
     // Every token is ours from its own time on; waiting for the latest covers the others.
     let waitedMs = 0;
     for (const w of waits) waitedMs = Math.max(waitedMs, w.waitMs);

@@ -100,7 +100,7 @@ describe('RedisBucketClient: the Lua script', () => {
     for (let i = 0; i < 8; i++) {
       const r = await client.reserveAll([bucket('queue', 10, 5, 10_000)], 1);
       assert.ok(r.ok);
-      waits.push(r.waitsMs[0]!);
+      waits.push(r.waitsMs[0]);
     }
     assert.deepEqual(waits.slice(0, 5), [0, 0, 0, 0, 0]);
     // The 6th..8th wait for the 1st..3rd token to come (100 ms apart), less what time has passed.
@@ -137,9 +137,9 @@ describe('RedisBucketClient and the domain agree', () => {
         const started = performance.now();
         const model = new Map<number, Bucket>();
         for (const call of calls) {
-          const requests = call.buckets.map((b) => bucket(`agree-${round}-${b}`, RATE, bursts[b]!, call.unbounded ? 1e12 : 0));
+          const requests = call.buckets.map((b) => bucket(`agree-${round}-${b}`, RATE, bursts[b], call.unbounded ? 1e12 : 0));
           const expected = reserveAll(
-            call.buckets.map((b, i) => ({ bucket: model.get(b), params: requests[i]!.params, maxWaitMs: requests[i]!.maxWaitMs })),
+            call.buckets.map((b, i) => ({ bucket: model.get(b), params: requests[i].params, maxWaitMs: requests[i].maxWaitMs })),
             1,
             0,
           );
@@ -147,8 +147,8 @@ describe('RedisBucketClient and the domain agree', () => {
           const slack = performance.now() - started + 1;
           assert.equal(actual.ok, expected.ok);
           if (expected.ok && actual.ok) {
-            expected.buckets.forEach((state, i) => model.set(call.buckets[i]!, state));
-            expected.waitsMs.forEach((wait, i) => assert.ok(Math.abs(actual.waitsMs[i]! - wait) <= slack, `${actual.waitsMs[i]} vs ${wait}`));
+            expected.buckets.forEach((state, i) => model.set(call.buckets[i], state));
+            expected.waitsMs.forEach((wait, i) => assert.ok(Math.abs(actual.waitsMs[i] - wait) <= slack, `${actual.waitsMs[i]} vs ${wait}`));
           } else if (!expected.ok && !actual.ok && actual.reason === 'wait_too_long') {
             assert.equal(actual.index, expected.index);
             assert.ok(Math.abs(actual.waitMs - expected.waitMs) <= slack, `${actual.waitMs} vs ${expected.waitMs}`);
@@ -173,8 +173,8 @@ describe('RedisBucketStore: the failure policy', () => {
       const local = [];
       for (let i = 0; i < 3; i++) local.push(await store.reserveAll(limit, 1));
       assert.deepEqual(local.slice(0, 2), [{ ok: true, waitsMs: [0] }, { ok: true, waitsMs: [0] }]);
-      const third = local[2]!;
-      assert.ok(third.ok && third.waitsMs[0]! > 900 && third.waitsMs[0]! <= 1_000, JSON.stringify(third));
+      const third = local[2];
+      assert.ok(third.ok && third.waitsMs[0] > 900 && third.waitsMs[0] <= 1_000, JSON.stringify(third));
       assert.deepEqual(store.status(), { store: 'redis', up: false, fallbacks: { local: 3, refused: 0 }, policy: { fail: 'open', replicas: 2 } });
     } finally {
       await redis.restart();

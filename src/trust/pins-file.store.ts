@@ -21,12 +21,12 @@ export function readPinsFile(file: string): ReadPins {
   } catch (err) {
     const code = errnoCode(err);
     if (code === 'ENOENT') return { doc: EMPTY_PINS, text: '' };
-    throw new Error(`trust.pinsFile: cannot read ${file} (${code ?? 'error'})`);
+    throw new Error(`trust.pinsFile: cannot read ${file} (${code ?? 'error'})`, { cause: err });
   }
   try {
     return { doc: parsePins(text), text };
   } catch (err) {
-    throw new Error(`trust.pinsFile ${file}: ${messageOf(err)}`);
+    throw new Error(`trust.pinsFile ${file}: ${messageOf(err)}`, { cause: err });
   }
 }
 

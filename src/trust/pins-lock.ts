@@ -69,7 +69,7 @@ function tryCreate(lock: string, me: Holder): boolean {
   } catch (err) {
     const code = errnoCode(err);
     if (code === 'EEXIST') return false;
-    throw new Error(`trust.pinsFile: cannot create the lock ${lock} (${code ?? 'error'})`);
+    throw new Error(`trust.pinsFile: cannot create the lock ${lock} (${code ?? 'error'})`, { cause: err });
   }
   try {
     writeSync(fd, JSON.stringify(me) + '\n');
@@ -130,7 +130,7 @@ function breakStale(lock: string, judged: string): void {
     if (errnoCode(err) === 'ENOENT') return; // someone else broke or released it
     throw err;
   }
-  let taken = '';
+  let taken: string;
   try {
     taken = readFileSync(aside, 'utf8');
   } catch {

@@ -29,7 +29,7 @@ export function backendsConfigModule(backends: BackendConfig[]): DynamicModule {
 
 /** What a stdio child inherits from the router, as the config loader builds it. */
 export function inheritedEnv(): Record<string, string> {
-  return Object.fromEntries((['PATH', 'HOME'] as const).flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k] as string]])));
+  return Object.fromEntries((['PATH', 'HOME'] as const).flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])));
 }
 
 export function stdioBackend(name: string, entry: string, args: string[], extra: Partial<StdioBackendConfig> = {}): StdioBackendConfig {
@@ -61,7 +61,7 @@ export async function startEverythingHttp(port: number, mode: 'streamableHttp' |
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server-everything did not listen: ${stderr}`)), 60_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (/listening on port|running on port/i.test(stderr)) {
         clearTimeout(timer);
@@ -73,7 +73,7 @@ export async function startEverythingHttp(port: number, mode: 'streamableHttp' |
       reject(new Error(`server-everything exited with ${code}: ${stderr}`));
     });
   });
-  child.stderr!.resume(); // keep draining
+  child.stderr.resume(); // keep draining
   return child;
 }
 

@@ -88,7 +88,7 @@ async function listTools(server: DemoServer): Promise<CatalogTool[]> {
     return tools;
   } catch (err: unknown) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`listing tools of demo backend '${server.backend}' failed: ${reason}\n${stderr}`);
+    throw new Error(`listing tools of demo backend '${server.backend}' failed: ${reason}\n${stderr}`, { cause: err });
   } finally {
     // Closing waits for the child to exit (stdin end, then SIGTERM, then SIGKILL). The transport is
     // closed too in case connect failed before the client took it over; a second close is a no-op.
@@ -112,7 +112,7 @@ function toCatalogTool(backend: string, tool: Tool): CatalogTool {
     backend,
     name: tool.name,
     description: tool.description ?? '',
-    inputSchema: tool.inputSchema as Record<string, unknown>,
+    inputSchema: tool.inputSchema,
     ...(annotations === undefined ? {} : { annotations }),
   };
 }

@@ -124,7 +124,7 @@ export function scorePart(queries: readonly LabelledQuery[], rank: Ranker, now: 
     if (at === 0) at1 += 1;
     if (at >= 0 && at < 5) at5 += 1;
     if (at >= 0) reciprocal += 1 / (at + 1);
-    else misses.push({ query, want: [...want], got: keys.slice(0, 5) as string[] });
+    else misses.push({ query, want: [...want], got: keys.slice(0, 5) });
   }
   times.sort((a, b) => a - b);
   const n = Math.max(1, queries.length);

@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import type { HttpBackendConfig, StdioBackendConfig } from '../../src/config/config.types';
 import { freePort, httpBackend, stdioBackend } from './backend-servers';
+import type { AnswerOf, SingleAnswer } from './router';
 
 /** The compiled fault server (test/fixtures/fault-server.ts). */
 export const FAULT_SERVER = join(__dirname, '..', 'fixtures', 'fault-server.js');
@@ -53,7 +54,7 @@ export async function startFaultHttp(name: string, o: FaultOptions = {}, port?: 
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`fault server ${name} did not listen: ${stderr}`)), 60_000);
-      child.stderr!.on('data', (chunk: Buffer) => {
+      child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         if (stderr.includes('listening on port')) {
           clearTimeout(timer);
@@ -65,7 +66,7 @@ export async function startFaultHttp(name: string, o: FaultOptions = {}, port?: 
         reject(new Error(`fault server ${name} exited with ${code}: ${stderr}`));
       });
     });
-    child.stderr!.resume();
+    child.stderr.resume();
     return child;
   };
   const server: FaultHttpServer = {
@@ -182,18 +183,18 @@ export class RawMcpClient {
   }
 
   /** `tools/call` of a published tool; resolves with its structured content. */
-  async call(name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  async call<N extends keyof AnswerOf>(name: N, args: Record<string, unknown>): Promise<AnswerOf[N]> {
     const id = this.nextId++;
     const reply = await this.post(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }));
     if (reply.status !== 200) throw new Error(`HTTP ${reply.status}: ${reply.body.slice(0, 200)}`);
-    const message = JSON.parse(reply.body) as { id: unknown; result?: { structuredContent: Record<string, any> }; error?: unknown };
+    const message = JSON.parse(reply.body) as { id: unknown; result?: { structuredContent: AnswerOf[N] }; error?: unknown };
     if (message.id !== id) throw new Error(`answered id ${String(message.id)} for ${id}`);
     if (!message.result) throw new Error(`JSON-RPC error: ${JSON.stringify(message.error)}`);
     return message.result.structuredContent;
   }
 
   /** `invoke_read_tool` of one backend tool; resolves with the single call's answer. */
-  read(name: string, server: string | undefined, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  read(name: string, server: string | undefined, args: Record<string, unknown> = {}): Promise<SingleAnswer> {
     return this.call('invoke_read_tool', { name, ...(server !== undefined ? { server } : {}), arguments: args });
   }
 

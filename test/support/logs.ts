@@ -1,5 +1,7 @@
+import type { LogLine } from './router-process';
+
 /** The router's JSON log lines written to stdout while a test runs (kept out of the test output). */
-export function captureLogs(): { lines: () => Record<string, any>[]; stop: () => void } {
+export function captureLogs(): { lines: () => LogLine[]; stop: () => void } {
   const lines: string[] = [];
   const realWrite = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -9,9 +11,9 @@ export function captureLogs(): { lines: () => Record<string, any>[]; stop: () =>
       return true;
     }
     return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
+  });
   return {
-    lines: () => lines.flatMap((l) => l.split('\n')).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, any>),
+    lines: () => lines.flatMap((l) => l.split('\n')).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as LogLine),
     stop: () => {
       process.stdout.write = realWrite;
     },

@@ -35,7 +35,7 @@ export async function startModernServer(name: string, o: ModernServerOptions = {
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`modern server ${name} did not listen: ${stderr}`)), 60_000);
-      child.stderr!.on('data', (chunk: Buffer) => {
+      child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         if (stderr.includes('listening on port')) {
           clearTimeout(timer);
@@ -47,7 +47,7 @@ export async function startModernServer(name: string, o: ModernServerOptions = {
         reject(new Error(`modern server ${name} exited with ${code}: ${stderr}`));
       });
     });
-    child.stderr!.resume();
+    child.stderr.resume();
     return child;
   };
   const server: ModernServer = {

@@ -40,7 +40,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     let output = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}: ${output}`)), 60_000);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) {
           clearTimeout(timer);
@@ -52,8 +52,8 @@ export async function startRedisServer(): Promise<RedisServer> {
         reject(new Error(`redis-server exited with ${code}: ${output}`));
       });
     });
-    child.stdout!.resume();
-    child.stderr!.resume();
+    child.stdout.resume();
+    child.stderr.resume();
     return child;
   };
   let child = await spawnIt();

@@ -55,8 +55,8 @@ export function spawnRouter(configYaml: string, env: Record<string, string> = {}
   const logs: LogLine[] = [];
   let other = '';
   let pending = '';
-  child.stderr!.on('data', (chunk: Buffer) => (other += chunk.toString()));
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => (other += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
     pending += chunk.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
@@ -123,8 +123,8 @@ export async function startRouterProcess(configFile: string, env: Record<string,
   let backendsStarted = false;
   let output = '';
   let pending = '';
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
     pending += chunk.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';

@@ -94,9 +94,9 @@ export async function startRouter(config: RouterConfig): Promise<RunningRouter> 
 }
 
 /** Calls a published tool and returns its structured content. */
-export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Record<string, any> }> {
+export async function callTool<N extends keyof AnswerOf>(client: Client, name: N, args: Record<string, unknown>): Promise<{ isError: boolean; data: AnswerOf[N] }> {
   const result = await client.callTool({ name, arguments: args });
-  return { isError: result.isError === true, data: result.structuredContent as Record<string, any> };
+  return { isError: result.isError === true, data: result.structuredContent as AnswerOf[N] };
 }
 
 /** A `tools/call` result as the SDK client parses it. */
@@ -106,14 +106,118 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+// The router's answers as a client reads them off the wire (architecture §1, §5), written from the
+// client's side: the tests assert what is sent, not what the router's own types say.
+
+/** A refusal's or a failed single call's error. */
+export interface WireError {
+  code: string;
+  message: string;
+}
+
+/** The fields a single call's answer and a batch entry share. */
+interface ReadFields {
+  tool: string;
+  server: string | null;
+  status: string;
+  result?: ToolResult;
+  truncated?: true;
+  bounds?: { reason: string; item_limit: number; byte_limit: number; resumable: boolean };
+  next_cursor?: string;
+  cursor_expires_in_seconds?: number;
+}
+
+/** `invoke_read_tool`'s and `invoke_tool`'s answer; a write that waits for confirmation adds its summary. */
+export interface SingleAnswer extends ReadFields {
+  ok: boolean;
+  error?: WireError;
+  summary?: { tool: string; server: string; argument_names: string[] };
+  message?: string;
+  confirmation?: string;
+  confirmation_expires_in_seconds?: number;
+}
+
+/** One entry of `invoke_read_tool_batch`'s answer. */
+export interface BatchItem extends ReadFields {
+  index: number;
+  id: string;
+  error?: string;
+  result_truncated?: true;
+}
+
+/** `invoke_read_tool_batch`'s answer; a rejected batch has `error` instead of results. */
+export interface BatchAnswer {
+  ok: boolean;
+  status?: string;
+  results: BatchItem[];
+  counts: { total: number; succeeded: number; failed: number };
+  failed_ids: string[];
+  failed_indexes: number[];
+  truncated: boolean;
+  error?: WireError;
+}
+
+/** One `find_tool` hit. */
+export interface ToolHit {
+  name: string;
+  server: string;
+  description: string;
+  params: { name: string; type: string; required: boolean }[];
+  read_only: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+  score: number;
+  schema?: Record<string, unknown>;
+  trust_warning?: string;
+}
+
+/** `find_tool`'s answer; refused arguments have `error` instead of hits. */
+export interface FindAnswer {
+  hits: ToolHit[];
+  note?: string;
+  servers?: { name: string; tools: number; connected: boolean; summary: string }[];
+  ok?: false;
+  status?: string;
+  error?: WireError;
+}
+
+/**
+ * A JSON-RPC answer as a raw HTTP client reads it, `R` being what the method answers. Both `result`
+ * and `error` are typed as there: a test reads the one it expects, and a missing one fails it.
+ */
+export interface RpcAnswer<R = RpcResult> {
+  jsonrpc: string;
+  id: string | number | null;
+  result: R;
+  error: { code: number; message: string; data?: unknown };
+}
+
+/** The results the tests read over raw HTTP: initialize, tools/list and tools/call. */
+export interface RpcResult {
+  protocolVersion: string;
+  serverInfo: { name: string; version: string };
+  instructions?: string;
+  tools: { name: string }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+}
+
+/** Each published tool's answer. */
+export interface AnswerOf {
+  find_tool: FindAnswer;
+  invoke_read_tool: SingleAnswer;
+  invoke_read_tool_batch: BatchAnswer;
+  invoke_tool: SingleAnswer;
+}
+
 /**
  * What a model reads of a result: the first text block parsed (the envelope without `result`, or
  * the whole answer when there is no result) and every block after it.
  */
-export function readAsModel(result: ToolResult): { head: Record<string, any>; blocks: NonNullable<ToolResult['content']> } {
+export function readAsModel<Head = SingleAnswer>(result: ToolResult): { head: Head; blocks: NonNullable<ToolResult['content']> } {
   const [first, ...blocks] = result.content ?? [];
   if (first?.type !== 'text' || typeof first.text !== 'string') throw new Error('the first block is not text');
-  return { head: JSON.parse(first.text) as Record<string, any>, blocks };
+  return { head: JSON.parse(first.text) as Head, blocks };
 }
 
 /**

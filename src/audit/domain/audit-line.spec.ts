@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { auditLine, authFailureLine, type AuditEvent } from './audit-line';
 
+/** A written line read back as the JSON object it is. */
+const fields = (line: string) => JSON.parse(line) as Record<string, unknown>;
+
 const DIGEST = 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg';
 const event: AuditEvent = {
   principal: 'alice',
@@ -36,7 +39,7 @@ test('one JSON line with the time, every call field, and nothing else', () => {
 });
 
 test('caller-influenced fields cannot forge, bloat or smuggle values', () => {
-  const hostile = JSON.parse(
+  const hostile = fields(
     auditLine(
       {
         ...event,
@@ -53,7 +56,7 @@ test('caller-influenced fields cannot forge, bloat or smuggle values', () => {
   );
   assert.equal(hostile.principal, 'alice');
   assert.equal(hostile.backend, null);
-  assert.equal(hostile.tool.length, 200);
+  assert.equal((hostile.tool as string).length, 200);
   assert.equal(hostile.argsDigest, null, 'something that is not a digest is never written');
   assert.equal(hostile.correlationId, undefined);
   assert.equal(hostile.traceparent, undefined, 'an all-zero trace id is invalid (W3C Trace Context)');
@@ -69,19 +72,19 @@ test('an authentication failure has a closed reason and no credential', () => {
     httpStatus: 401,
     correlationId: 'r2',
   });
-  assert.equal(JSON.parse(authFailureLine({ reason: 'Bearer eyJhbGciOi...', httpStatus: 401 }, 0)).reason, 'other');
+  assert.equal(fields(authFailureLine({ reason: 'Bearer eyJhbGciOi...', httpStatus: 401 }, 0)).reason, 'other');
 });
 
 test('a call through invoke_tool is a `write` line carrying its confirmation id', () => {
-  const line = JSON.parse(auditLine({ ...event, entrypoint: 'invoke_tool', status: 'confirmation_required', confirmationId: 'Zm9vYmFyYmF6cXV4cXV1eA' }, 0));
+  const line = fields(auditLine({ ...event, entrypoint: 'invoke_tool', status: 'confirmation_required', confirmationId: 'Zm9vYmFyYmF6cXV4cXV1eA' }, 0));
   assert.equal(line.kind, 'write');
   assert.equal(line.confirmationId, 'Zm9vYmFyYmF6cXV4cXV1eA');
-  assert.equal(JSON.parse(auditLine({ ...event, entrypoint: 'invoke_tool', confirmationId: 'not an id' }, 0)).confirmationId, undefined);
-  assert.equal(JSON.parse(auditLine(event, 0)).confirmationId, undefined);
+  assert.equal(fields(auditLine({ ...event, entrypoint: 'invoke_tool', confirmationId: 'not an id' }, 0)).confirmationId, undefined);
+  assert.equal(fields(auditLine(event, 0)).confirmationId, undefined);
 });
 
 test('a call line carries the protocol version the client used, and only a version', () => {
-  assert.equal(JSON.parse(auditLine({ ...event, protocolVersion: '2026-07-28' }, 0)).protocolVersion, '2026-07-28');
-  assert.equal(JSON.parse(auditLine({ ...event, protocolVersion: '2025-06-18"} {"x' }, 0)).protocolVersion, undefined);
-  assert.equal(JSON.parse(auditLine(event, 0)).protocolVersion, undefined, 'a 2025 client that sent no version header');
+  assert.equal(fields(auditLine({ ...event, protocolVersion: '2026-07-28' }, 0)).protocolVersion, '2026-07-28');
+  assert.equal(fields(auditLine({ ...event, protocolVersion: '2025-06-18"} {"x' }, 0)).protocolVersion, undefined);
+  assert.equal(fields(auditLine(event, 0)).protocolVersion, undefined, 'a 2025 client that sent no version header');
 });

@@ -161,7 +161,7 @@ describe('token bucket properties', () => {
         starts.sort((a, b) => a - b);
         for (let i = 0; i < starts.length; i++) {
           for (let j = i; j < starts.length; j++) {
-            const allowed = params.burst + (params.ratePerSecond * (starts[j]! - starts[i]!)) / 1000 + 1e-6;
+            const allowed = params.burst + (params.ratePerSecond * (starts[j] - starts[i])) / 1000 + 1e-6;
             assert.ok(j - i + 1 <= allowed, `${j - i + 1} calls started within [${starts[i]}, ${starts[j]}] ms, allowed ${allowed}`);
           }
         }
