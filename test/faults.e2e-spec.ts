@@ -208,7 +208,7 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
   for (const { what, faults } of injections) {
     test(`a healthy backend answers every call while another ${what}`, async () => {
       await recover();
-      const injected: Promise<Record<string, any>>[] = [];
+      const injected: Promise<SingleAnswer>[] = [];
       const answers = { healthy: 0, healthyhttp: 0 };
       await timed(HEALTHY_CALLS, CONCURRENCY, async (i) => {
         if (i % FAULT_EVERY === 0) for (const [backend, tool, args] of faults) injected.push(client.read(tool, backend, args));
@@ -299,7 +299,7 @@ describe('faults: a tools/list_changed storm', () => {
     const lists = () => readCounts(stormCounts)['tools/list'] ?? 0;
     await waitFor(() => lists() >= 1, 60_000, 'storm listed');
     const listsBefore = lists();
-    const answers: Record<string, any>[] = [];
+    const answers: SingleAnswer[] = [];
     let bursts = 0;
     await timed(CALLS, 4, async (i) => {
       if (i % BURST_EVERY === 0) {

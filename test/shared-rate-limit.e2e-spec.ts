@@ -84,8 +84,8 @@ async function run(store: 'memory' | 'redis'): Promise<Run> {
     const errors = new Set<string>();
     const sent = clients.map(() => 0);
     const worker = async (client: Client, i: number) => {
-      while (sent[i]! < CALLS_PER_ROUTER) {
-        sent[i]!++;
+      while (sent[i] < CALLS_PER_ROUTER) {
+        sent[i]++;
         const answer = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'tick', server: 'counter' } }, undefined, { timeout: 600_000 });
         const data = answer.structuredContent as { status?: unknown; error?: { message?: string } } | undefined;
         const status = String(data?.status);

@@ -1,5 +1,5 @@
 import type * as JoseModule from 'jose' with { 'resolution-mode': 'import' };
-import type { JWTPayload, JWTVerifyGetKey } from 'jose' with { 'resolution-mode': 'import' };
+import type { JWTVerifyGetKey } from 'jose' with { 'resolution-mode': 'import' };
 import type { JwtConfig } from '../config/config.types';
 import type { AuthFailureReason } from './auth.types';
 import { reasonOfJoseError } from './domain/jose-errors';

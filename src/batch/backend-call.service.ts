@@ -60,7 +60,7 @@ export class BackendCallService {
     const started = performance.now();
     let outcome: BackendOutcome;
     /** Why the call failed, in the router's words (a tool error's own text may echo the arguments). */
-    let why = '';
+    let why: string;
     try {
       const result = await this.backends.callTool(backend, tool, args);
       outcome = result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result };

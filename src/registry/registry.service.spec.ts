@@ -6,7 +6,9 @@ import type { CatalogTool } from './registry.types';
 
 const tool = (backend: string, name: string): CatalogTool => ({ backend, name, description: '', inputSchema: { type: 'object' } });
 
-before(() => Logger.overrideLogger(false));
+before(() => {
+  Logger.overrideLogger(false);
+});
 
 test('listeners hear each replacement in its turn, in subscription order, with the backend\'s own tools', () => {
   const registry = new RegistryService();

@@ -156,5 +156,5 @@ function release(lock: string, token: string): void {
 }
 
 function describe(holder: Holder | undefined): string {
-  return holder === undefined ? 'holder unknown' : `pid ${holder.pid} on ${holder.host} since ${holder.at}`;
+  return holder === undefined ? 'holder unknown' : `pid ${holder.pid} on ${holder.host} since ${String(holder.at)}`;
 }

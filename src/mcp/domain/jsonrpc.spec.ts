@@ -40,7 +40,7 @@ test('plain checks give the SDK schemas\' verdicts on requests and notifications
     { progressToken: 'p', [RELATED_TASK_META_KEY]: { taskId: 't', extra: 1 }, other: [] },
   ];
   const paramsList: unknown[] = [...values, ...metas.map((_meta) => ({ _meta })), { name: 'x', arguments: {} }, JSON.parse('{"__proto__":{"a":1}}')];
-  const tops: Record<string, unknown>[] = [{}, { jsonrpc: '1.0' }, { jsonrpc: 2 }, { extra: 1 }, JSON.parse('{"__proto__":{}}'), { result: {} }];
+  const tops: Record<string, unknown>[] = [{}, { jsonrpc: '1.0' }, { jsonrpc: 2 }, { extra: 1 }, JSON.parse('{"__proto__":{}}') as Record<string, unknown>, { result: {} }];
   let compared = 0;
   for (const id of [undefined, 7, 'r']) {
     for (const top of tops) {

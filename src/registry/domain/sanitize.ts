@@ -13,6 +13,7 @@
  * two-character escapes.
  */
 const ESCAPE_SEQUENCES =
+  // eslint-disable-next-line no-control-regex -- matching terminal control sequences is this pattern's job
   /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[ -/]*[0-~]?/g;
 
 /**
@@ -21,6 +22,7 @@ const ESCAPE_SEQUENCES =
  * U+E0001, U+E0020–E007F), the unassigned rest of the tag block, variation selectors, Hangul
  * fillers and lone surrogates. Tabs and newlines are controls too: they become spaces below.
  */
+// eslint-disable-next-line no-misleading-character-class -- the class lists lone fillers and selectors on purpose, to remove each
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\u{E0000}-\u{E007F}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0]/gu;
 
 /**

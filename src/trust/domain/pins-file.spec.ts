@@ -34,7 +34,7 @@ test('a pin written by hand needs only backend, tool, sha256 and definition; wha
   const doc = parsePins(file({ version: 1, pins: [byHand], pending: null }));
   assert.deepEqual(doc, { version: 1, pins: [byHand], pending: [] });
   assert.equal(doc.pins[0].approvedBy, undefined);
-  assert.deepEqual(JSON.parse(serializePins(doc)).pins, [byHand]);
+  assert.deepEqual((JSON.parse(serializePins(doc)) as { pins: unknown[] }).pins, [byHand]);
 });
 
 test('a metadata field of the wrong type leaves the entry valid and is dropped', () => {
@@ -42,5 +42,5 @@ test('a metadata field of the wrong type leaves the entry valid and is dropped',
   assert.equal(doc.pins[0].approvedAt, undefined);
   assert.equal(doc.pins[0].approvedBy, 'alice');
   assert.equal(doc.pending[0].reason, undefined);
-  assert.equal('approvedAt' in JSON.parse(serializePins(doc)).pins[0], false);
+  assert.equal('approvedAt' in (JSON.parse(serializePins(doc)) as { pins: object[] }).pins[0], false);
 });
