@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isJsonObject } from '../common/json-object';
+import { errnoCode, messageOf } from '../common/thrown';
 import { ConfigError } from './config.errors';
 import {
   BACKEND_DEFAULTS,
@@ -53,7 +55,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   try {
     text = readFile(path);
   } catch (err) {
-    throw new ConfigError([`CENTRALMCP_ROUTER_CONFIG: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`]);
+    throw new ConfigError([`CENTRALMCP_ROUTER_CONFIG: cannot read ${path} (${errnoCode(err) ?? 'error'})`]);
   }
   const before = problems.length;
   const file = parseDocument(text, path, problems);
@@ -62,7 +64,10 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   const { value, missing } = expandEnv(file, env);
   for (const m of missing) problems.push(`${m.path}: environment variable ${m.variable} is not set`);
   const inheritedEnv = Object.fromEntries(
-    INHERITED_VARIABLES.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key] as string]])),
+    INHERITED_VARIABLES.flatMap((key): [string, string][] => {
+      const value = env[key];
+      return value === undefined ? [] : [[key, value]];
+    }),
   );
   const config = buildConfig(value, dirname(path), inheritedEnv, settings.http.host, problems);
   if (problems.length > 0 || !config) throw new ConfigError(problems);
@@ -89,7 +94,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
     return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     // The yaml package's message ends with an excerpt of the lines around the error: keep it.
-    problems.push(`${path}: not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.trimEnd()}`);
+    problems.push(`${path}: not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${messageOf(err).trimEnd()}`);
     return undefined;
   }
 }
@@ -148,14 +153,14 @@ function buildBackend(
 ): BackendConfig | undefined {
   const at = `backends.${name}`;
   if (!BACKEND_NAME.test(name)) problems.push(`${at}: backend names must match [a-z][a-z0-9-]{0,62}`);
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+  if (!isJsonObject(raw)) {
     problems.push(`${at}: must be a mapping`);
     return undefined;
   }
-  const transport = (raw as { transport?: unknown }).transport;
+  const transport = raw.transport;
   // The transport decides which other fields apply: judged first, and alone, so a typo in it is
   // one message rather than a list of fields "missing" for the wrong transport.
-  if (!BACKEND_TRANSPORTS.includes(transport as BackendDto['transport'])) {
+  if (!isBackendTransport(transport)) {
     problems.push(
       transport === undefined
         ? `${at}.transport: is required (one of ${BACKEND_TRANSPORTS.join(', ')})`
@@ -163,12 +168,9 @@ function buildBackend(
     );
     return undefined;
   }
-  const dto: BackendDto =
-    transport === 'stdio' ? plainToInstance(StdioBackendDto, raw as object) : plainToInstance(HttpBackendDto, raw as object);
-  const found = describe(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
-  problems.push(...found);
-  if (found.length > 0) return undefined;
-  if (dto instanceof StdioBackendDto) {
+  if (transport === 'stdio') {
+    const dto = plainToInstance(StdioBackendDto, raw);
+    if (!validates(dto, at, problems)) return undefined;
     // Relative paths in a backend's command line are relative to the config file, as an operator
     // writing the file would read them.
     return {
@@ -182,7 +184,8 @@ function buildBackend(
       era: dto.era ?? 'auto',
     };
   }
-  const http = dto as HttpBackendDto;
+  const http = plainToInstance(HttpBackendDto, raw);
+  if (!validates(http, at, problems)) return undefined;
   // The HTTP+SSE transport is 2024-11-05's: no 2026-07-28 server speaks it (spec 2026-07-28,
   // "Deprecated" item 2), so only `legacy` makes sense there.
   if (http.transport === 'sse' && http.era !== undefined && http.era !== 'legacy') {
@@ -193,12 +196,23 @@ function buildBackend(
   return {
     name,
     ...fields,
-    transport: http.transport as 'http' | 'sse',
-    rateLimit: rateLimitOf(dto.rateLimit),
+    transport,
+    rateLimit: rateLimitOf(http.rateLimit),
     headers: stringMap(http.headers, `${at}.headers`, problems),
     // An sse backend is always legacy, and its config says nothing of eras.
     ...(http.transport === 'http' ? { era: era ?? 'auto' } : {}),
   };
+}
+
+function isBackendTransport(value: unknown): value is BackendDto['transport'] {
+  return BACKEND_TRANSPORTS.some((transport) => transport === value);
+}
+
+/** Adds the problems class-validator finds in a backend's block; true when there are none. */
+function validates(dto: BackendDto, at: string, problems: string[]): boolean {
+  const found = describe(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
+  problems.push(...found);
+  return found.length === 0;
 }
 
 function stringMap(map: Record<string, unknown> | undefined, at: string, problems: string[]): Record<string, string> {

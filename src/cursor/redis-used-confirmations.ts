@@ -1,5 +1,6 @@
 import { Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { messageOf } from '../common/thrown';
 import type { RedisStoreConfig } from '../config/config.types';
 import { openRedisStore } from '../config/redis-connection';
 import type { ClaimResult, UsedConfirmations } from './used-confirmations';
@@ -33,7 +34,7 @@ export class RedisUsedConfirmations implements UsedConfirmations, OnModuleInit, 
     try {
       await this.redis.connect();
     } catch (err) {
-      this.mark('down', (err as Error).message);
+      this.mark('down', messageOf(err));
     }
   }
 
@@ -44,7 +45,7 @@ export class RedisUsedConfirmations implements UsedConfirmations, OnModuleInit, 
       this.mark('up');
       return reply === 'OK' ? 'claimed' : 'used';
     } catch (err) {
-      this.mark('down', (err as Error).message);
+      this.mark('down', messageOf(err));
       return 'unavailable';
     }
   }

@@ -79,11 +79,27 @@ test('anything but one vector per text, all of one length, is invalid_response',
     { data: [{ index: 0, embedding: [0, 0] }, { index: 1, embedding: [1, 0] }] },
     { data: [{ index: 0, embedding: [1, 0] }, { index: 0, embedding: [1, 0] }] },
     { embeddings: [[1, 0], [0, 1]] },
+    null,
+    [[1, 0], [0, 1]],
+    { data: { 0: { embedding: [1, 0] }, 1: { embedding: [0, 1] } } },
+    { data: [null, { index: 1, embedding: [1, 0] }] },
+    { data: [[1, 0], [0, 1]] },
+    { data: [{ index: 0, embedding: '1,0' }, { index: 1, embedding: [1, 0] }] },
+    { data: [{ index: 0 }, { index: 1, embedding: [1, 0] }] },
+    { data: [{ index: 1, embedding: [1, 0] }, { index: 2, embedding: [1, 0] }] },
   ];
   for (const body of bodies) {
     answer = (_req, _b, res) => (typeof body === 'string' ? res.end(body) : json(res, 200, body));
     assert.deepEqual(await client().embed(['a', 'b'], 1000), { ok: false, reason: 'invalid_response' }, JSON.stringify(body));
   }
+});
+
+test('without an index on every item, the order of the list is the order of the texts', async () => {
+  const round = (out: Awaited<ReturnType<EmbeddingsClient['embed']>>) => (out.ok ? out.vectors.map((v) => [...v]) : out);
+  answer = (_req, _b, res) => json(res, 200, { data: [{ embedding: [0, 3] }, { embedding: [5, 0] }] });
+  assert.deepEqual(round(await client().embed(['a', 'b'], 1000)), [[0, 1], [1, 0]]);
+  answer = (_req, _b, res) => json(res, 200, { data: [{ index: 1, embedding: [0, 3] }, { index: '0', embedding: [5, 0] }] });
+  assert.deepEqual(round(await client().embed(['a', 'b'], 1000)), [[0, 1], [1, 0]]);
 });
 
 test('a redirect is not followed (it would carry the credentials elsewhere)', async () => {

@@ -1,21 +1,16 @@
+import { z } from 'zod';
 import type { EmbeddingsConfig } from '../config/config.types';
 import { unitVector } from './domain/dense-ranking';
+
+/** Every {@link EmbeddingsFailure}, for metrics: the one list the type is read from. */
+export const EMBEDDINGS_FAILURES = ['timeout', 'http_error', 'unreachable', 'invalid_response', 'dimension'] as const;
 
 /**
  * Why an embeddings answer could not be used; the label set of
  * `centralmcp_router_embeddings_failures_total`. `dimension`: the answer's vectors are not as
  * long as the catalog's (the model behind the endpoint changed).
  */
-export type EmbeddingsFailure = 'timeout' | 'http_error' | 'unreachable' | 'invalid_response' | 'dimension';
-
-/** Every {@link EmbeddingsFailure}, for metrics; a record so a new reason fails to compile until listed. */
-export const EMBEDDINGS_FAILURES = Object.keys({
-  timeout: true,
-  http_error: true,
-  unreachable: true,
-  invalid_response: true,
-  dimension: true,
-} satisfies Record<EmbeddingsFailure, true>) as EmbeddingsFailure[];
+export type EmbeddingsFailure = (typeof EMBEDDINGS_FAILURES)[number];
 
 /** One request's outcome: a unit vector per text, in the texts' order, or why not. */
 export type EmbedAnswer =
@@ -91,19 +86,35 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
 }
 
 /**
+ * One item of the answer's `data`: its vector (its numbers are checked by {@link unitVector}, not
+ * copied here) and its place among the texts, which the endpoint may leave out.
+ */
+const EmbeddingItemSchema = z.looseObject({
+  index: z.unknown().optional(),
+  embedding: z.custom<readonly unknown[]>((value) => Array.isArray(value)),
+});
+type EmbeddingItem = z.infer<typeof EmbeddingItemSchema>;
+
+/** An OpenAI-compatible embeddings answer, as far as the router reads it. */
+const EmbeddingsAnswerSchema = z.looseObject({ data: z.array(EmbeddingItemSchema) });
+
+function hasIndex(item: EmbeddingItem): item is EmbeddingItem & { index: number } {
+  return typeof item.index === 'number';
+}
+
+/**
  * One unit vector per text, in the order of the texts (`index` when every item has one, else the
  * list's order), all of one length; undefined when the answer is anything else.
  */
 function vectorsOf(body: unknown, count: number): Float32Array[] | undefined {
-  const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
-  if (!Array.isArray(data) || data.length !== count) return undefined;
-  const items = data as { index?: unknown; embedding?: unknown }[];
-  const indexed = items.every((item) => item !== null && typeof item === 'object' && typeof item.index === 'number');
-  const ordered = indexed ? [...items].sort((a, b) => (a.index as number) - (b.index as number)) : items;
+  const answer = EmbeddingsAnswerSchema.safeParse(body);
+  if (!answer.success || answer.data.data.length !== count) return undefined;
+  const items = answer.data.data;
+  const indexed = items.every(hasIndex);
+  const ordered = indexed ? [...items].sort((a, b) => a.index - b.index) : items;
   if (indexed && ordered.some((item, i) => item.index !== i)) return undefined;
   const vectors: Float32Array[] = [];
   for (const item of ordered) {
-    if (item === null || typeof item !== 'object' || !Array.isArray(item.embedding)) return undefined;
     const vector = unitVector(item.embedding);
     if (vector === undefined || (vectors.length > 0 && vector.length !== vectors[0].length)) return undefined;
     vectors.push(vector);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { messageOf } from '../common/thrown';
 import { DISCOVERY_CONFIG } from '../config/config.tokens';
 import type { DiscoveryConfig, EmbeddingsConfig } from '../config/config.types';
 import { nearest } from './domain/dense-ranking';
@@ -212,7 +213,7 @@ export class EmbeddingsService implements OnModuleDestroy {
       }
     } catch (err) {
       // A bug here must not take the router down: dense ranking stops, find_tool stays lexical.
-      this.logger.error({ msg: 'embedding the catalog failed', error: (err as Error).message });
+      this.logger.error({ msg: 'embedding the catalog failed', error: messageOf(err) });
     } finally {
       this.pumping = false;
       if (this.pendingCatalogs.size > 0 && this.retryTimer === undefined) this.schedule();
@@ -220,8 +221,9 @@ export class EmbeddingsService implements OnModuleDestroy {
   }
 
   private async readPendingCatalogs(): Promise<void> {
-    while (this.pendingCatalogs.size > 0) {
-      const [backend, tools] = this.pendingCatalogs.entries().next().value as [string, readonly CatalogTool[]];
+    // Always the oldest list first: one set again while hashing moved to the end of the queue.
+    for (let next = this.pendingCatalogs.entries().next(); !next.done; next = this.pendingCatalogs.entries().next()) {
+      const [backend, tools] = next.value;
       this.pendingCatalogs.delete(backend);
       const texts: ToolText[] = [];
       for (let i = 0; i < tools.length; i += 1) {

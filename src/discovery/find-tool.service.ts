@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service';
 import { BackendsService } from '../backends/backends.service';
+import { isJsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { GateService } from '../gate/gate.service';
 import { RegistryService } from '../registry/registry.service';
@@ -128,10 +129,14 @@ export class FindToolService {
 function paramsOf(schema: Record<string, unknown>): ParamSummary[] {
   const properties = schema.properties;
   if (properties === null || typeof properties !== 'object') return [];
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
-  return Object.entries(properties as Record<string, { type?: unknown }>).map(([name, prop]) => ({
-    name,
-    type: typeof prop?.type === 'string' ? prop.type : Array.isArray(prop?.type) ? prop.type.join('|') : 'any',
-    required: required.has(name),
-  }));
+  const required = new Set<unknown>(Array.isArray(schema.required) ? schema.required : []);
+  // An array of properties lists them by index, as Object.entries reads it.
+  return Object.entries(properties).map(([name, prop]: [string, unknown]) => {
+    const type = isJsonObject(prop) ? prop.type : undefined;
+    return {
+      name,
+      type: typeof type === 'string' ? type : Array.isArray(type) ? type.join('|') : 'any',
+      required: required.has(name),
+    };
+  });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { join, resolve } from 'node:path';
+import { errnoCode, messageOf } from '../common/thrown';
 import { decodeLexicon, type Lexicon } from './domain/semantic';
 
 /**
@@ -42,7 +43,7 @@ function readLexicon(dir: string): Lexicon {
     try {
       return readFileSync(join(dir, name));
     } catch (err) {
-      throw new LexiconUnavailableError(dir, `cannot read ${name} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new LexiconUnavailableError(dir, `cannot read ${name} (${errnoCode(err) ?? String(err)})`);
     }
   };
   let manifest: unknown;
@@ -63,7 +64,7 @@ function readLexicon(dir: string): Lexicon {
     });
   } catch (err) {
     if (err instanceof LexiconUnavailableError) throw err;
-    throw new LexiconUnavailableError(dir, (err as Error).message);
+    throw new LexiconUnavailableError(dir, messageOf(err));
   }
 }
 

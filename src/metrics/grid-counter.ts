@@ -28,7 +28,12 @@ export class GridCounter<R extends string, C extends string> {
     this.counts = new Float64Array(rows.length * columns.length);
     this.reported = new Float64Array(rows.length * columns.length);
     const [rowLabel, columnLabel] = labelNames;
-    const labelsOf = (cell: number) => ({ [rowLabel]: rows[Math.floor(cell / this.width)], [columnLabel]: columns[cell % this.width] }) as Record<R | C, string>;
+    const labelsOf = (cell: number): Partial<Record<R | C, string>> => {
+      const set: Partial<Record<R | C, string>> = {};
+      set[rowLabel] = rows[Math.floor(cell / this.width)];
+      set[columnLabel] = columns[cell % this.width];
+      return set;
+    };
     const counter: Counter<R | C> = new Counter({
       name: config.name,
       help: config.help,

@@ -3,5 +3,8 @@
  * that a member added to the union fails to compile where its values are listed until it is listed.
  */
 export function labelValues<K extends string>(record: Record<K, true>): K[] {
-  return Object.keys(record) as K[];
+  const values: K[] = [];
+  // `for in` types its key as the record's keys, where Object.keys would say only `string`.
+  for (const key in record) values.push(key);
+  return values;
 }

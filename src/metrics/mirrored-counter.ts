@@ -21,7 +21,11 @@ export interface MirroredCounterConfig<L extends string> {
  */
 export function mirroredCounter<L extends string>(config: MirroredCounterConfig<L>): Counter<L> {
   const seen = new Map<string, number>();
-  const labels = (value: string) => ({ [config.labelName]: value }) as Record<L, string>;
+  const labels = (value: string): Partial<Record<L, string>> => {
+    const set: Partial<Record<L, string>> = {};
+    set[config.labelName] = value;
+    return set;
+  };
   const counter: Counter<L> = new Counter({
     name: config.name,
     help: config.help,

@@ -1,4 +1,5 @@
 import { assertNever } from '../../common/assert-never';
+import { isJsonObject } from '../../common/json-object';
 import { canonicalJson } from '../../cursor/domain/canonical';
 import type { Position } from '../../cursor/domain/position';
 import { isCutPoint, jsonBytes, largestFitting, minJsonBytes, plausibleCount, prefixAxis, unitAxis } from './page-search';
@@ -7,7 +8,6 @@ import {
   BACKEND_CURSOR_FIELDS,
   elementOffset,
   findCuttable,
-  isRecord,
   pickArray,
   pickString,
   replaceAt,
@@ -63,7 +63,7 @@ export interface BoundOutcome {
  */
 export function dedupeResult(r: ToolResultLike): ToolResultLike {
   const sc = r.structuredContent;
-  if (!isRecord(sc) || !Array.isArray(r.content)) return r;
+  if (!isJsonObject(sc) || !Array.isArray(r.content)) return r;
   const compact = JSON.stringify(sc);
   const keys = Object.keys(sc);
   const onlyString = keys.length === 1 && typeof sc[keys[0]] === 'string' ? sc[keys[0]] : undefined;
@@ -89,7 +89,7 @@ export function dedupeResult(r: ToolResultLike): ToolResultLike {
  */
 export function hasBackendCursor(r: ToolResultLike): boolean {
   const sc = r.structuredContent;
-  if (!isRecord(sc)) return false;
+  if (!isJsonObject(sc)) return false;
   return BACKEND_CURSOR_FIELDS.some((f) => Object.hasOwn(sc, f) && typeof sc[f] === 'string' && sc[f] !== '');
 }
 
@@ -155,7 +155,7 @@ interface Ctx {
 function firstPage(ctx: Ctx): BoundOutcome {
   const { r } = ctx;
   const sc = r.structuredContent;
-  const { arrays, strings } = isRecord(sc) ? findCuttable(sc) : { arrays: [], strings: [] };
+  const { arrays, strings } = isJsonObject(sc) ? findCuttable(sc) : { arrays: [], strings: [] };
   const items = arrays.reduce((n, a) => Math.max(n, a.array.length), contentOf(r).length);
   // The lower bound spares serializing a result of megabytes just to learn it is too big.
   if (items <= ctx.maxItems && minJsonBytes(r, ctx.maxBytes) <= ctx.maxBytes && fits(ctx, r)) return outcome(ctx, r, false);
@@ -183,9 +183,9 @@ function firstPage(ctx: Ctx): BoundOutcome {
 function arrayPage(ctx: Ctx, path: StructuredPath, index: number, cut: BoundReason | undefined, orElse?: () => BoundOutcome): BoundOutcome {
   const { r } = ctx;
   const sc = r.structuredContent;
-  const array = isRecord(sc) ? arrayAt(sc, path) : undefined;
+  const array = isJsonObject(sc) ? arrayAt(sc, path) : undefined;
   // A position that no longer resolves means the data changed shape: nothing left to resume.
-  if (!isRecord(sc) || array === undefined) return outcome(ctx, { ...withoutStructured(r), content: [] }, false);
+  if (!isJsonObject(sc) || array === undefined) return outcome(ctx, { ...withoutStructured(r), content: [] }, false);
   // The structured part is the truth (MCP spec, "Structured Content"); while it is paged the
   // content blocks, mostly its JSON again for older clients, are left out of every page.
   const page = (k: number): ToolResultLike => ({
@@ -195,7 +195,7 @@ function arrayPage(ctx: Ctx, path: StructuredPath, index: number, cut: BoundReas
   });
   if (index >= array.length) return outcome(ctx, page(0), false);
   const remaining = array.length - index;
-  const fallback = (): BoundOutcome => (orElse ? orElse() : jsonPage(ctx, cut ? 0 : elementOffset(sc, path, index), cut));
+  const fallback = (): BoundOutcome => (orElse ? orElse() : jsonPage(ctx, cut ? 0 : elementOffset(sc, path, array, index), cut));
   const others = longestOtherArray(sc, path);
   // Only one array is paged per answer; when another one alone breaks the item limit, or not even
   // one element fits, the fallback (JSON text, unless `orElse`) is the only page that can fit.
@@ -224,9 +224,9 @@ function stringPage(
 ): BoundOutcome {
   const { r } = ctx;
   const sc = r.structuredContent;
-  const text = isRecord(sc) ? stringAt(sc, path) : undefined;
+  const text = isJsonObject(sc) ? stringAt(sc, path) : undefined;
   // Not a string any more: the data changed shape, nothing left to resume.
-  if (!isRecord(sc) || text === undefined) return outcome(ctx, { ...withoutStructured(r), content: [] }, false);
+  if (!isJsonObject(sc) || text === undefined) return outcome(ctx, { ...withoutStructured(r), content: [] }, false);
   // As for arrays, the content blocks (mostly this very text again) leave every page.
   const page = (n: number): ToolResultLike => ({
     ...r,
@@ -234,7 +234,7 @@ function stringPage(
     structuredContent: replaceAt(sc, path, 0, text.slice(offset, offset + n)),
   });
   if (offset >= text.length) return outcome(ctx, page(0), false);
-  const fallback = (): BoundOutcome => (orElse ? orElse() : jsonPage(ctx, cut ? 0 : stringOffset(sc, path, offset), cut));
+  const fallback = (): BoundOutcome => (orElse ? orElse() : jsonPage(ctx, cut ? 0 : stringOffset(sc, path, text, offset), cut));
   if (longestOtherArray(sc, path) > ctx.maxItems) return fallback();
   // Every code unit costs at least one byte, which caps the probes at the budget.
   const units = Math.min(text.length - offset, ctx.maxBytes);
@@ -266,12 +266,12 @@ function contentPage(ctx: Ctx, block: number, offset: number, cut: BoundReason |
   if (head === undefined) {
     if (cut === undefined) return outcome(ctx, { ...r, content: [] }, false);
     // First page with no content left to cut: what is too big is structuredContent or top level.
-    return isRecord(r.structuredContent) ? jsonPage(ctx, 0, cut) : smallestPage(ctx);
+    return isJsonObject(r.structuredContent) ? jsonPage(ctx, 0, cut) : smallestPage(ctx);
   }
   const first: ContentBlock = o > 0 && isTextBlock(head) ? { ...head, text: head.text.slice(o) } : head;
   // structuredContent without arrays rides along on every page here: it has nothing to page.
   const page = (k: number): ToolResultLike => ({ ...r, content: k === 0 ? [] : [first, ...blocks.slice(b + 1, b + k)] });
-  if (cut !== undefined && isRecord(r.structuredContent)) {
+  if (cut !== undefined && isJsonObject(r.structuredContent)) {
     const bare = page(0);
     if (minJsonBytes(bare, ctx.maxBytes) > ctx.maxBytes || !fits(ctx, bare)) return jsonPage(ctx, 0, cut);
   }
@@ -302,7 +302,7 @@ function contentPage(ctx: Ctx, block: number, offset: number, cut: BoundReason |
 function jsonPage(ctx: Ctx, offset: number, cut: BoundReason | undefined): BoundOutcome {
   const rest = withoutStructured(ctx.r);
   const sc = ctx.r.structuredContent;
-  const text = isRecord(sc) ? JSON.stringify(sc) : '';
+  const text = isJsonObject(sc) ? JSON.stringify(sc) : '';
   const page = (n: number): ToolResultLike => ({
     ...rest,
     content: n === 0 ? [] : [{ type: 'text', text: text.slice(offset, offset + n) }],
@@ -358,7 +358,8 @@ function contentOf(r: ToolResultLike): ContentBlock[] {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     // Not JSON means "not a copy of structuredContent": a classification, not a lost error.
     return undefined;

@@ -1,3 +1,4 @@
+import { isJsonObject, type JsonObject } from '../../common/json-object';
 import type { ContentBlock, ToolResultLike } from './bounding';
 
 /**
@@ -35,7 +36,8 @@ export function modelBlocks(result: ToolResultLike | undefined, server: string |
 /** `structuredContent` as a model reads it: its only string field as is, else its JSON. */
 export function structuredText(sc: Record<string, unknown>): string {
   const keys = Object.keys(sc);
-  return keys.length === 1 && typeof sc[keys[0]] === 'string' ? (sc[keys[0]] as string) : JSON.stringify(sc);
+  const only = keys.length === 1 ? sc[keys[0]] : undefined;
+  return typeof only === 'string' ? only : JSON.stringify(sc);
 }
 
 /**
@@ -44,7 +46,8 @@ export function structuredText(sc: Record<string, unknown>): string {
  * `_meta` stay in `structuredContent`. Anything else becomes text that says what it was.
  */
 function passOn(block: ContentBlock, server: string | null): ContentBlock {
-  const b = block as Record<string, unknown>;
+  // Its fields as the backend sent them: `type` is read as unknown, it may not even be a string.
+  const b: JsonObject = block;
   switch (b.type) {
     case 'text':
       if (typeof b.text === 'string') return { type: 'text', text: b.text };
@@ -54,15 +57,16 @@ function passOn(block: ContentBlock, server: string | null): ContentBlock {
       if (isBase64(b.data) && typeof b.mimeType === 'string') return { type: b.type, data: b.data, mimeType: b.mimeType };
       break;
     case 'resource': {
-      const r = b.resource as Record<string, unknown> | null | undefined;
-      if (r !== null && typeof r === 'object' && typeof r.uri === 'string' && (typeof r.text === 'string' || isBase64(r.blob))) {
-        const body = typeof r.text === 'string' ? { text: r.text } : { blob: r.blob as string };
+      const r = b.resource;
+      if (!isJsonObject(r) || typeof r.uri !== 'string') break;
+      const body = typeof r.text === 'string' ? { text: r.text } : isBase64(r.blob) ? { blob: r.blob } : undefined;
+      if (body !== undefined) {
         return { type: 'resource', resource: { uri: r.uri, ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}), ...body } };
       }
       break;
     }
     case 'resource_link':
-      if (typeof b.uri === 'string') return textBlock(linkText(b, server));
+      if (typeof b.uri === 'string') return textBlock(linkText(b, b.uri, server));
       break;
   }
   return textBlock(`[a content block of type ${JSON.stringify(String(b.type).slice(0, 40))} from server ${serverName(server)} that this router cannot pass on]`);
@@ -87,14 +91,14 @@ function isBase64(value: unknown): value is string {
  * "method not found"), so the client cannot fetch the URI from it; the model learns what the
  * link named and which backend holds it.
  */
-function linkText(link: Record<string, unknown>, server: string | null): string {
+function linkText(link: JsonObject, uri: string, server: string | null): string {
   const details = [
     typeof link.name === 'string' ? `name ${JSON.stringify(link.name)}` : undefined,
     typeof link.mimeType === 'string' ? link.mimeType : undefined,
     typeof link.description === 'string' ? JSON.stringify(link.description.slice(0, 200)) : undefined,
   ].filter((d) => d !== undefined);
   return (
-    `[resource link from server ${serverName(server)}: ${link.uri as string}${details.length > 0 ? ` (${details.join(', ')})` : ''}; ` +
+    `[resource link from server ${serverName(server)}: ${uri}${details.length > 0 ? ` (${details.join(', ')})` : ''}; ` +
     'this router does not serve resources: read it with a tool of that server]'
   );
 }

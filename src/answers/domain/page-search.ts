@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { isJsonObject, type JsonObject } from '../../common/json-object';
 
 // The search and size estimates that boundResult (./bounding) pages with. Pure, no MCP types.
 
@@ -139,11 +140,11 @@ export function minJsonBytes(value: unknown, cap: number): number {
         total += 1;
         visit(v[i]);
       }
-    } else if (typeof v === 'object' && v !== null && isPlainPrototype(v)) {
+    } else if (isJsonObject(v) && isPlainPrototype(v)) {
       total += 2;
       for (const key of Object.keys(v)) {
         if (total > cap) return;
-        const member = (v as Record<string, unknown>)[key];
+        const member = v[key];
         // JSON.stringify skips these members, so they must not count.
         if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
         total += key.length + 3;
@@ -158,9 +159,9 @@ export function minJsonBytes(value: unknown, cap: number): number {
   return total;
 }
 
-function isPlainPrototype(v: object): boolean {
+function isPlainPrototype(v: JsonObject): boolean {
   const proto: unknown = Object.getPrototypeOf(v);
-  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+  return (proto === Object.prototype || proto === null) && typeof v.toJSON !== 'function';
 }
 
 export function jsonBytes(value: unknown): number {

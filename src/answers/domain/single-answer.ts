@@ -13,9 +13,13 @@ export type SingleAnswer =
   | ({ ok: true } & ReadAnswer)
   | ({ ok: false } & Omit<ReadAnswer, 'error'> & { error?: { code: RouterErrorCode; message: string } });
 
-/** The envelope of a successful single call, as bounding measures it. */
-function singleEnvelope(answer: ReadAnswer): SingleAnswer {
-  return { ok: answer.status === 'ok', ...answer } as SingleAnswer;
+/**
+ * The envelope of a single call that has a result, as bounding measures it: `ok` before the
+ * answer's fields. Its `error`, if any, is still the answer's text ({@link singleFailure} makes it
+ * `{code, message}`), so it is not yet a {@link SingleAnswer}.
+ */
+function singleEnvelope(answer: ReadAnswer): { ok: boolean } & ReadAnswer {
+  return { ok: answer.status === 'ok', ...answer };
 }
 
 /**

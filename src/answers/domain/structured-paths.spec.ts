@@ -5,7 +5,6 @@ import {
   arrayAt,
   elementOffset,
   findCuttable,
-  isRecord,
   pickArray,
   pickString,
   replaceAt,
@@ -62,11 +61,18 @@ test('offsets point into JSON.stringify(root) where an element or a string posit
   const root = { skip: { k: [true] }, rows: [{ a: 1 }, 'two', [3]], text: 'é"\\😀tail' };
   const json = JSON.stringify(root);
   for (let i = 0; i < 3; i++) {
-    const offset = elementOffset(root, ['rows'], i);
+    const offset = elementOffset(root, ['rows'], root.rows, i);
     assert.ok(json.startsWith(JSON.stringify(root.rows[i]), offset), `element ${i}`);
   }
-  const at = stringOffset(root, ['text'], 5);
+  const at = stringOffset(root, ['text'], root.text, 5);
   assert.ok(json.startsWith('tail', at));
+  assert.ok(json.startsWith('true]', elementOffset(root, ['skip', 'k'], root.skip.k, 0)), 'through a nested object');
+});
+
+test('a path that does not pass through objects is a caller error, not a silent wrong page', () => {
+  const root = { a: 'text', b: [1] };
+  assert.throws(() => replaceAt(root, ['a', 'x'], 0, 1), /structured path step "a" is not an object/);
+  assert.throws(() => elementOffset(root, ['b', 'x'], [], 0), /structured path step "b" is not an object/);
 });
 
 test('serializesLarger compares JSON sizes', () => {
@@ -75,11 +81,8 @@ test('serializesLarger compares JSON sizes', () => {
   assert.equal(serializesLarger(['x'.repeat(10_000)], 'short'), true);
 });
 
-test('samePath and isRecord', () => {
+test('samePath', () => {
   assert.equal(samePath(['a', 1], ['a', 1]), true);
   assert.equal(samePath(['a', 1], ['a', '1']), false);
   assert.equal(samePath(['a'], ['a', 1]), false);
-  assert.equal(isRecord({}), true);
-  assert.equal(isRecord([]), false);
-  assert.equal(isRecord(null), false);
 });

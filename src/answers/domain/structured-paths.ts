@@ -1,3 +1,4 @@
+import { isJsonObject, type JsonObject } from '../../common/json-object';
 import { MAX_PATH_BYTES, MAX_PATH_DEPTH, pathBytes } from '../../cursor/domain/position';
 import { jsonBytes, minJsonBytes } from './page-search';
 
@@ -37,7 +38,7 @@ export function findCuttable(root: Record<string, unknown>): { arrays: FoundArra
         if (value.length > 0) arrays.push({ path: at, array: value });
       } else if (typeof value === 'string') {
         if (value.length > 0 && !(path.length === 0 && BACKEND_CURSOR_FIELDS.includes(key))) strings.push({ path: at, text: value });
-      } else if (isRecord(value)) {
+      } else if (isJsonObject(value)) {
         walk(value, at);
       }
     }
@@ -90,7 +91,7 @@ export function stringAt(root: Record<string, unknown>, path: StructuredPath): s
 function valueAt(root: Record<string, unknown>, path: StructuredPath): unknown {
   let node: unknown = root;
   for (const step of path) {
-    if (typeof step !== 'string' || !isRecord(node) || !Object.hasOwn(node, step)) return undefined;
+    if (typeof step !== 'string' || !isJsonObject(node) || !Object.hasOwn(node, step)) return undefined;
     node = node[step];
   }
   return node;
@@ -99,7 +100,7 @@ function valueAt(root: Record<string, unknown>, path: StructuredPath): unknown {
 /** A copy of `node` with the value at `path` (which {@link valueAt} resolved) replaced. */
 export function replaceAt(node: Record<string, unknown>, path: StructuredPath, depth: number, value: unknown): Record<string, unknown> {
   const key = String(path[depth]);
-  const child = depth === path.length - 1 ? value : replaceAt(node[key] as Record<string, unknown>, path, depth + 1, value);
+  const child = depth === path.length - 1 ? value : replaceAt(objectAt(node, key), path, depth + 1, value);
   const copy = { ...node };
   // defineProperty keeps the key's place and treats a `__proto__` key as plain data.
   Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true });
@@ -107,23 +108,22 @@ export function replaceAt(node: Record<string, unknown>, path: StructuredPath, d
 }
 
 /**
- * Code unit offset in JSON.stringify(root) where element `index` of the array at `path` begins,
- * so the JSON fallback resumes exactly where the element pages stopped (no overlap, no gap).
+ * Code unit offset in JSON.stringify(root) where element `index` of `array`, the array at `path`
+ * ({@link arrayAt}), begins, so the JSON fallback resumes exactly where the element pages stopped
+ * (no overlap, no gap).
  */
-export function elementOffset(root: Record<string, unknown>, path: StructuredPath, index: number): number {
-  const array = valueAt(root, path) as unknown[];
+export function elementOffset(root: Record<string, unknown>, path: StructuredPath, array: readonly unknown[], index: number): number {
   let offset = valueOffset(root, path) + 1;
   for (let i = 0; i < index; i++) offset += (JSON.stringify(array[i]) ?? 'null').length + 1;
   return offset;
 }
 
 /**
- * Code unit offset in JSON.stringify(root) where code unit `offset` of the string at `path` begins.
- * JSON escapes code unit by code unit, surrogate pairs aside, and `offset` never splits a pair, so
- * the escaped prefix is exactly the prefix of the escaped string.
+ * Code unit offset in JSON.stringify(root) where code unit `offset` of `text`, the string at `path`
+ * ({@link stringAt}), begins. JSON escapes code unit by code unit, surrogate pairs aside, and
+ * `offset` never splits a pair, so the escaped prefix is exactly the prefix of the escaped string.
  */
-export function stringOffset(root: Record<string, unknown>, path: StructuredPath, offset: number): number {
-  const text = valueAt(root, path) as string;
+export function stringOffset(root: Record<string, unknown>, path: StructuredPath, text: string, offset: number): number {
   return valueOffset(root, path) + JSON.stringify(text.slice(0, offset)).length - 1;
 }
 
@@ -131,8 +131,8 @@ export function stringOffset(root: Record<string, unknown>, path: StructuredPath
 function valueOffset(root: Record<string, unknown>, path: StructuredPath): number {
   let offset = 0;
   let node: Record<string, unknown> = root;
-  for (const step of path) {
-    const key = String(step);
+  for (let depth = 0; depth < path.length; depth++) {
+    const key = String(path[depth]);
     offset += 1;
     for (const k of Object.keys(node)) {
       if (k === key) break;
@@ -140,15 +140,21 @@ function valueOffset(root: Record<string, unknown>, path: StructuredPath): numbe
       if (member !== undefined) offset += JSON.stringify(k).length + 1 + member.length + 1;
     }
     offset += JSON.stringify(key).length + 1;
-    node = node[key] as Record<string, unknown>;
+    if (depth < path.length - 1) node = objectAt(node, key);
   }
   return offset;
 }
 
-export function samePath(a: StructuredPath, b: StructuredPath): boolean {
-  return a.length === b.length && a.every((step, i) => step === b[i]);
+/**
+ * The object at `key` on the way down a path that {@link valueAt} resolved, which passes through
+ * objects only; anything else is a caller's bug, not data.
+ */
+function objectAt(node: JsonObject, key: string): JsonObject {
+  const child = node[key];
+  if (!isJsonObject(child)) throw new Error(`structured path step ${JSON.stringify(key)} is not an object`);
+  return child;
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+export function samePath(a: StructuredPath, b: StructuredPath): boolean {
+  return a.length === b.length && a.every((step, i) => step === b[i]);
 }

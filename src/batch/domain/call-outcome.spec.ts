@@ -26,4 +26,5 @@ test('the name of a malformed call is its string name cut to 200 characters, els
   assert.equal(nameOf({ name: 7 }), '');
   assert.equal(nameOf(null), '');
   assert.equal(nameOf('read_file'), '');
+  assert.equal(nameOf(['read_file']), '');
 });

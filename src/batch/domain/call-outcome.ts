@@ -1,5 +1,6 @@
 import type { Page } from '../../answers/domain/bound-answer';
 import { failureAnswer, type ReadAnswer } from '../../answers/domain/read-answer';
+import { isJsonObject } from '../../common/json-object';
 import { RouterError, type RouterErrorCode } from '../../common/router-error';
 import type { CursorBinding } from '../../cursor/domain/cursor-codec';
 
@@ -38,6 +39,6 @@ export function invalidCall(raw: unknown, message: string): FailedCall {
 
 /** The `name` a malformed call gave, for its answer only: a string cut to 200 characters, else empty. */
 export function nameOf(raw: unknown): string {
-  const name = raw !== null && typeof raw === 'object' ? (raw as { name?: unknown }).name : undefined;
+  const name = isJsonObject(raw) ? raw.name : undefined;
   return typeof name === 'string' ? name.slice(0, 200) : '';
 }

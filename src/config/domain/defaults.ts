@@ -16,5 +16,6 @@ export function withDefaults<T extends object, D extends Defaults<T>>(block: T |
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(defaults)) fields[key] = Array.isArray(value) ? [...value] : value;
   for (const [key, value] of Object.entries(block ?? {})) if (value !== undefined) fields[key] = value;
+  // Built key by key from T's and D's entries, which TypeScript types as strings, not as their keys.
   return fields as WithDefaults<T, D>;
 }

@@ -31,3 +31,13 @@ test('the request timeout defaults to 30 s and accepts 1000..600000', () => {
   readEnvSettings({ CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: '999' }, problems);
   assert.deepEqual(problems, ['CENTRALMCP_ROUTER_REQUEST_TIMEOUT_MS: must be an integer from 1000 to 600000']);
 });
+
+test('the log level is one of the listed levels, trimmed; another is a problem and info stands', () => {
+  const level = (value: string | undefined) => {
+    const problems: string[] = [];
+    return { level: readEnvSettings(value === undefined ? {} : { CENTRALMCP_ROUTER_LOG_LEVEL: value }, problems).logLevel, problems };
+  };
+  assert.deepEqual(level(undefined), { level: 'info', problems: [] });
+  assert.deepEqual(level(' debug '), { level: 'debug', problems: [] });
+  assert.deepEqual(level('loud'), { level: 'info', problems: ['CENTRALMCP_ROUTER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, verbose'] });
+});

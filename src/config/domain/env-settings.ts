@@ -43,8 +43,9 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-  const logLevel = (env[PREFIX + 'LOG_LEVEL'] ?? 'info').trim() as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`${PREFIX}LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  const logLevelText = (env[PREFIX + 'LOG_LEVEL'] ?? 'info').trim();
+  const logLevel = LOG_LEVELS.find((level) => level === logLevelText);
+  if (logLevel === undefined) problems.push(`${PREFIX}LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
   const port = int('PORT', 8010, 0, 65535);
   const metricsPort = optionalInt('METRICS_PORT', 1, 65535);
   // Two listeners cannot share one port; the operator meant something else.
@@ -80,7 +81,7 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
     },
     budgets,
     cursor: { ttlSeconds: cursorTtlSeconds, secret: cursorSecret },
-    logLevel: LOG_LEVELS.includes(logLevel) ? logLevel : 'info',
+    logLevel: logLevel ?? 'info',
     lifecycle: { drainTimeoutMs },
   };
 }

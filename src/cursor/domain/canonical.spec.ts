@@ -12,12 +12,26 @@ test('JSON.stringify rules hold for the values JSON cannot represent', () => {
   assert.equal(canonicalJson(new Date(0)), '"1970-01-01T00:00:00.000Z"');
   assert.equal(canonicalJson(undefined), 'null');
   assert.equal(canonicalJson('é"\\\n'), JSON.stringify('é"\\\n'));
+  const boxed = { b: new Boolean(false), n: new Number(1), s: new String('x') };
+  assert.equal(canonicalJson(boxed), JSON.stringify(boxed));
+  assert.throws(() => canonicalJson({ big: 1n }), TypeError);
+});
+
+test('toJSON is called with the key or index, as JSON.stringify calls it', () => {
+  const named = { toJSON: (key: string) => `at ${key}` };
+  assert.equal(canonicalJson({ b: named, a: [named] }), '{"a":["at 0"],"b":"at b"}');
+  assert.equal(canonicalJson({ toJSON: () => ({ z: 1, y: undefined }) }), '{"z":1}');
 });
 
 test('a circular structure is refused like JSON.stringify refuses it', () => {
   const loop: Record<string, unknown> = {};
   loop.self = loop;
   assert.throws(() => canonicalJson(loop), TypeError);
+  const ring: unknown[] = [];
+  ring.push({ ring });
+  assert.throws(() => canonicalJson(ring), TypeError);
+  const shared = { x: 1 };
+  assert.equal(canonicalJson([shared, shared]), '[{"x":1},{"x":1}]', 'a value seen twice is not a circle');
 });
 
 test('canonical JSON parses back to the same value as plain JSON', () => {

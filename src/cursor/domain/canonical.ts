@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { isJsonObject } from '../../common/json-object';
 
 /**
  * JSON text with every object's keys sorted (arrays keep their order), so that two values that
@@ -39,40 +40,46 @@ export function argumentsDigest(args: Record<string, unknown>): string {
 }
 
 function write(input: unknown, key: string, ancestors: Set<object>): string | undefined {
-  let value = input;
-  if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') value = (toJSON as (k: string) => unknown).call(value, key);
-  }
+  const value = applyToJson(input, key);
   if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    enter(value, ancestors);
+    const text = `[${value.map((item, i) => write(item, String(i), ancestors) ?? 'null').join(',')}]`;
+    ancestors.delete(value);
+    return text;
+  }
+  if (isJsonObject(value)) {
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) return JSON.stringify(value);
+    enter(value, ancestors);
+    const parts: string[] = [];
+    for (const k of Object.keys(value).sort()) {
+      const member = write(value[k], k, ancestors);
+      if (member !== undefined) parts.push(`${JSON.stringify(k)}:${member}`);
+    }
+    ancestors.delete(value);
+    return `{${parts.join(',')}}`;
+  }
   switch (typeof value) {
     case 'undefined':
     case 'function':
     case 'symbol':
       return undefined;
-    case 'object':
-      break;
     default:
       // string, number, boolean, bigint: JSON.stringify has the exact escaping and number rules.
       return JSON.stringify(value);
   }
-  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-    return JSON.stringify(value);
-  }
+}
+
+/** `value.toJSON(key)` when the value has that method, as JSON.stringify calls it; else the value. */
+function applyToJson(value: unknown, key: string): unknown {
+  // A bigint's methods are its box's (BigInt.prototype.toJSON, when a program defines one).
+  const holder: unknown = typeof value === 'bigint' ? Object(value) : value;
+  if (typeof holder !== 'object' || holder === null || !('toJSON' in holder)) return value;
+  const { toJSON } = holder;
+  return typeof toJSON === 'function' ? toJSON.call(value, key) : value;
+}
+
+function enter(value: object, ancestors: Set<object>): void {
   if (ancestors.has(value)) throw new TypeError('canonicalJson: circular structure');
   ancestors.add(value);
-  let text: string;
-  if (Array.isArray(value)) {
-    text = `[${value.map((item, i) => write(item, String(i), ancestors) ?? 'null').join(',')}]`;
-  } else {
-    const record = value as Record<string, unknown>;
-    const parts: string[] = [];
-    for (const k of Object.keys(record).sort()) {
-      const member = write(record[k], k, ancestors);
-      if (member !== undefined) parts.push(`${JSON.stringify(k)}:${member}`);
-    }
-    text = `{${parts.join(',')}}`;
-  }
-  ancestors.delete(value);
-  return text;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { encodeCursor } from './cursor-codec';
 import { checkConfirmation, encodeConfirmation } from './confirmation-codec';
@@ -22,4 +22,34 @@ test('a confirmation verifies for its own call only, until it expires', () => {
 test('a cursor signed with the same key is never a confirmation', () => {
   const cursor = encodeCursor({ backend: 'files', tool: 'write_file', argsDigest: binding.argsDigest, principal: 'alice', position: { kind: 'json', offset: 0 }, expiresAt: 1000 }, key);
   assert.deepEqual(checkConfirmation(cursor, key, 10, binding), { ok: false, reason: 'malformed' });
+});
+
+/** A token whose body is `json` as is, correctly signed: only the payload check stands in the way. */
+function signed(json: string): string {
+  const body = Buffer.from(json, 'utf8').toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body, 'ascii').digest('base64url')}`;
+}
+
+test('a signed payload is read only with exactly its fields, names not empty, a safe integer expiry', () => {
+  const fields = { k: 'confirm', v: 1, i: claims.id, p: 'alice', b: 'files', t: 'write_file', d: binding.argsDigest, e: 1000 };
+  assert.deepEqual(checkConfirmation(signed(JSON.stringify(fields)), key, 10, binding), { ok: true, claims });
+  const reordered = JSON.stringify({ e: 1000, d: fields.d, t: 'write_file', b: 'files', p: 'alice', i: claims.id, v: 1, k: 'confirm' });
+  assert.deepEqual(checkConfirmation(signed(reordered), key, 10, binding), { ok: true, claims });
+  const { e: _e, ...withoutExpiry } = fields;
+  const refused = [
+    'not json',
+    '[]',
+    'null',
+    JSON.stringify(withoutExpiry),
+    JSON.stringify({ ...fields, o: ['j', 0] }),
+    JSON.stringify({ ...fields, k: 'cursor' }),
+    JSON.stringify({ ...fields, v: 2 }),
+    JSON.stringify({ ...fields, i: '' }),
+    JSON.stringify({ ...fields, p: 7 }),
+    JSON.stringify({ ...fields, e: 1000.5 }),
+    JSON.stringify({ ...fields, e: 2 ** 53 }),
+    JSON.stringify({ ...fields, e: '1000' }),
+    JSON.stringify(fields).replace('{', '{"__proto__":{},'),
+  ];
+  for (const json of refused) assert.deepEqual(checkConfirmation(signed(json), key, 10, binding), { ok: false, reason: 'malformed' }, json);
 });

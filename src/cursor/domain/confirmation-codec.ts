@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 
 /**
  * What a write's confirmation token binds (architecture §11.2): who may use it, for which tool and which
@@ -28,7 +29,15 @@ export const MAX_CONFIRMATION_LENGTH = 2048;
 const KIND = 'confirm';
 const VERSION = 1;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const PAYLOAD_KEYS = ['k', 'v', 'i', 'p', 'b', 't', 'd', 'e'];
+const name = z.string().min(1);
+
+/**
+ * The signed payload: exactly these fields (a cursor's `o` or any other field refuses it), names
+ * not empty, the expiry a safe integer.
+ */
+const ConfirmationPayload = z
+  .strictObject({ k: z.literal(KIND), v: z.literal(VERSION), i: name, p: name, b: name, t: name, d: name, e: z.int() })
+  .transform((p): ConfirmationClaims => ({ id: p.i, principal: p.p, backend: p.b, tool: p.t, argsDigest: p.d, expiresAt: p.e }));
 
 /** `base64url(JSON payload) + '.' + base64url(HMAC-SHA256(key, first part))`. */
 export function encodeConfirmation(claims: ConfirmationClaims, key: Buffer): string {
@@ -53,8 +62,9 @@ export function checkConfirmation(
   if (mac.toString('base64url') !== macText || mac.length !== expectedMac.length || !timingSafeEqual(mac, expectedMac)) {
     return { ok: false, reason: 'bad_signature' };
   }
-  const claims = claimsOf(parseJson(Buffer.from(body, 'base64url').toString('utf8')));
-  if (claims === undefined) return { ok: false, reason: 'malformed' };
+  const parsed = ConfirmationPayload.safeParse(parseJson(Buffer.from(body, 'base64url').toString('utf8')));
+  if (!parsed.success) return { ok: false, reason: 'malformed' };
+  const claims = parsed.data;
   if (nowSeconds >= claims.expiresAt) return { ok: false, reason: 'expired' };
   if (
     claims.principal !== expected.principal ||
@@ -73,20 +83,10 @@ function sign(body: string, key: Buffer): Buffer {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     // A body that is not JSON is `malformed`; nothing else is lost here.
     return undefined;
   }
-}
-
-function claimsOf(payload: unknown): ConfirmationClaims | undefined {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
-  const p = payload as Record<string, unknown>;
-  const keys = Object.keys(p);
-  if (keys.length !== PAYLOAD_KEYS.length || !PAYLOAD_KEYS.every((k) => keys.includes(k))) return undefined;
-  if (p.k !== KIND || p.v !== VERSION) return undefined;
-  if (![p.i, p.p, p.b, p.t, p.d].every((v) => typeof v === 'string' && v.length > 0)) return undefined;
-  if (typeof p.e !== 'number' || !Number.isSafeInteger(p.e)) return undefined;
-  return { id: p.i as string, principal: p.p as string, backend: p.b as string, tool: p.t as string, argsDigest: p.d as string, expiresAt: p.e };
 }

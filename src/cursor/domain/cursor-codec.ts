@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isJsonObject } from '../../common/json-object';
 import { isCursorPath, type Position } from './position';
 
 /**
@@ -135,16 +136,17 @@ function segmentBytes(segment: string): Buffer | undefined {
 
 function parseJson(bytes: Buffer): unknown {
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as unknown;
+    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    return value;
   } catch {
     // Undecodable bytes or text are what `malformed` reports; nothing else is lost here.
     return undefined;
   }
 }
 
-function claimsFromPayload(payload: unknown): CursorClaims | undefined {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
-  const p = payload as Record<string, unknown>;
+function claimsFromPayload(p: unknown): CursorClaims | undefined {
+  // A guard, not a schema: every page of a paged answer decodes one of these.
+  if (!isJsonObject(p)) return undefined;
   if (!Object.keys(p).every((k) => PAYLOAD_KEYS.has(k))) return undefined;
   if (p.v !== VERSION || !isName(p.b) || !isName(p.t) || !isName(p.d) || !isCount(p.e)) return undefined;
   if (p.p !== undefined && typeof p.p !== 'string') return undefined;

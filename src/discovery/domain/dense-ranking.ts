@@ -13,17 +13,18 @@ export const MAX_DIMENSIONS = 16_384;
  * that is not a finite number, or all zeros.
  */
 export function unitVector(values: readonly unknown[]): Float32Array | undefined {
-  if (values.length === 0 || values.length > MAX_DIMENSIONS) return undefined;
+  if (values.length === 0 || values.length > MAX_DIMENSIONS || !values.every(isFiniteNumber)) return undefined;
   let norm = 0;
-  for (const value of values) {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-    norm += value * value;
-  }
+  for (const value of values) norm += value * value;
   if (norm === 0 || !Number.isFinite(norm)) return undefined;
   const scale = 1 / Math.sqrt(norm);
   const unit = new Float32Array(values.length);
-  for (let i = 0; i < values.length; i += 1) unit[i] = (values[i] as number) * scale;
+  for (let i = 0; i < values.length; i += 1) unit[i] = values[i] * scale;
   return unit;
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isJsonObject } from '../../common/json-object';
 import type { CatalogTool } from '../../registry/registry.types';
 import { cleanText } from '../../registry/domain/sanitize';
 
@@ -33,11 +34,12 @@ export function embeddingKey(text: string): string {
 
 function paramTexts(schema: Record<string, unknown>): string[] {
   const properties = schema['properties'];
-  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return [];
-  return Object.entries(properties as Record<string, unknown>)
+  if (!isJsonObject(properties)) return [];
+  return Object.entries(properties)
     .slice(0, MAX_PARAMS)
     .map(([name, prop]) => {
-      const description = prop !== null && typeof prop === 'object' ? (prop as { description?: unknown }).description : undefined;
+      // An array has no `description` either: the check is the one every other object field gets.
+      const description = isJsonObject(prop) ? prop.description : undefined;
       return typeof description === 'string' && description.trim() !== ''
         ? `${name} (${cleanText(description, MAX_PARAM_DESCRIPTION_CHARS)})`
         : name;

@@ -2,7 +2,17 @@ import type { CatalogTool } from '../../registry/registry.types';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
 import { queryTerms, type QueryTerm } from './terms';
-import { INDEXED_FIELDS, indexState, type IndexedField, type IndexedTool, type IndexState, type TermWeight, type ToolIndex, type Vocabulary } from './tool-index';
+import {
+  INDEXED_FIELDS,
+  indexState,
+  type CompiledPostings,
+  type IndexedField,
+  type IndexedTool,
+  type IndexState,
+  type TermWeight,
+  type ToolIndex,
+  type Vocabulary,
+} from './tool-index';
 
 /**
  * Ranked search over the tool catalog for `find_tool` (architecture §1): BM25F over one document per
@@ -139,20 +149,8 @@ function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts
   return { hits: best.map(({ doc, score }) => ({ tool: doc.tool, score })), complete: matches <= topK };
 }
 
-/**
- * A term's postings as the ranking reads them: the tools holding it and, for each, its BM25F
- * contribution at weight 1 (idf × saturated field-weighted frequency). Computed once per term
- * and catalog version, so a query costs one multiply-add per matching tool and stand-in.
- */
-interface CompiledPostings {
-  readonly docs: readonly IndexedTool[];
-  readonly values: Float64Array;
-  /** 1 where the term is one of the tool's name words ({@link IndexedTool.nameTerms}). */
-  readonly inName: Uint8Array;
-}
-
 function compiledPostings(state: IndexState, term: string): CompiledPostings | undefined {
-  const cached = state.compiled.get(term) as CompiledPostings | undefined;
+  const cached = state.compiled.get(term);
   if (cached !== undefined) return cached;
   const holders = state.postings.get(term);
   if (holders === undefined) return undefined;

@@ -110,6 +110,7 @@ function tinyFiles(overrides: Partial<LexiconFiles> = {}): LexiconFiles {
 }
 
 test('a hand-built lexicon decodes to what was written', () => {
+  assert.equal(decodeLexicon(tinyFiles({ manifest: { format: LEXICON_FORMAT, vectors: { dims: '2' } } })).dims, 2, 'dims is read as a number');
   const tiny = decodeLexicon(tinyFiles());
   assert.equal(similarity(tiny, 'left', 'right'), 0);
   assert.deepEqual(wordnetRelated(tiny, 'left'), { synonyms: ['right'], derivations: [], hypernyms: [] });
@@ -121,6 +122,11 @@ test('a hand-built lexicon decodes to what was written', () => {
 test('prepared files that do not fit together are refused with the reason', () => {
   const refuses = (files: LexiconFiles, reason: RegExp) => assert.throws(() => decodeLexicon(files), (err: unknown) => err instanceof LexiconFormatError && reason.test(err.message));
   refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT + 1, vectors: { dims: 2 } } }), /format/);
+  refuses(tinyFiles({ manifest: null }), new RegExp(`^manifest format undefined, expected ${LEXICON_FORMAT}$`));
+  refuses(tinyFiles({ manifest: [LEXICON_FORMAT] }), /^manifest format undefined,/);
+  refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT } }), /^vector files disagree: 2 words, 4 codes, 2 scales, NaN dimensions$/);
+  refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT, vectors: [2] } }), /, NaN dimensions$/);
+  refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT, vectors: { dims: 3 } } }), /, 3 dimensions$/);
   refuses(tinyFiles({ vectorWords: 'left' }), /vector files disagree/);
   refuses(tinyFiles({ lemmas: 'right\nleft' }), /not sorted/);
   refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(0x4c584e31, 2, 1, 4).buffer) }), /truncated/);

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../common/json-object';
 import { IRREGULAR_FORMS } from './irregular-forms';
 
 /**
@@ -104,10 +105,13 @@ function lines(text: string): string[] {
 
 /** Decodes the prepared files; throws {@link LexiconFormatError} when they do not fit together. */
 export function decodeLexicon(files: LexiconFiles): Lexicon {
-  const manifest = files.manifest as { format?: unknown; vectors?: { dims?: unknown } } | null;
+  // Read field by field, so a message can name the value found: a wrong one is the usual case
+  // (files prepared by another version), not a malformed one.
+  const manifest = isJsonObject(files.manifest) ? files.manifest : undefined;
   if (manifest?.format !== LEXICON_FORMAT) throw new LexiconFormatError(`manifest format ${String(manifest?.format)}, expected ${LEXICON_FORMAT}`);
   if (new Uint8Array(Uint16Array.of(1).buffer)[0] !== 1) throw new LexiconFormatError('the prepared files are little-endian; this machine is not');
-  const dims = Number(manifest.vectors?.dims);
+  const vectors = manifest.vectors;
+  const dims = Number(isJsonObject(vectors) ? vectors.dims : undefined);
   const words = lines(files.vectorWords);
   const codes = view(files.vectorCodes, 1, (b, o, n) => new Int8Array(b, o, n));
   const scales = view(files.vectorScales, 4, (b, o, n) => new Float32Array(b, o, n));
@@ -284,7 +288,7 @@ export function vocabularyVectors(lexicon: Lexicon, vocabulary: Iterable<string>
 }
 
 function isVocabularyVectors(v: VocabularyVectors | Iterable<string>): v is VocabularyVectors {
-  return (v as VocabularyVectors).rows instanceof Float32Array;
+  return typeof v === 'object' && 'rows' in v && v.rows instanceof Float32Array;
 }
 
 /**

@@ -104,7 +104,7 @@ test('the version moves with every change, and stays for a refresh that changes 
   const state = indexState(index);
   const version = indexVersion(index);
   state.expansions.set('read', []);
-  state.compiled.set('read', {});
+  state.compiled.set('read', { docs: [], values: new Float64Array(0), inName: new Uint8Array(0) });
   replaceBackendTools(index, 'a', tools.map((t) => ({ ...t, inputSchema: { type: 'object' } })));
   assert.equal(indexVersion(index), version, 'equal tools, new objects: nothing changed');
   assert.equal(state.expansions.size, 1);

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../common/json-object';
 import type { CatalogTool, ToolAnnotations } from '../../registry/registry.types';
 import { ownTools } from '../../registry/domain/resolve';
 import type { Lexicon, VocabularyVectors } from './semantic';
@@ -48,6 +49,19 @@ export interface IndexedTool {
   slot: number;
 }
 
+/**
+ * A term's postings as the ranking reads them: the tools holding it and, for each, its BM25F
+ * contribution at weight 1 (idf × saturated field-weighted frequency). Computed once per term
+ * and catalog version by `ranking.ts`, so a query costs one multiply-add per matching tool and
+ * stand-in.
+ */
+export interface CompiledPostings {
+  readonly docs: readonly IndexedTool[];
+  readonly values: Float64Array;
+  /** 1 where the term is one of the tool's name words ({@link IndexedTool.nameTerms}). */
+  readonly inName: Uint8Array;
+}
+
 /** The index's inside, for `ranking.ts`: nothing else looks in. */
 export interface IndexState {
   readonly byId: Map<string, IndexedTool>;
@@ -85,7 +99,7 @@ export interface IndexState {
    * depend on the catalog's average field lengths and the term's document frequency). Cleared by
    * every change.
    */
-  readonly compiled: Map<string, unknown>;
+  readonly compiled: Map<string, CompiledPostings>;
   /** The ranking's per-slot score arrays, reused by every query (see `ranking.ts`). */
   scratch: { totals: Float64Array; best: Float64Array; nameHits: Float64Array };
   /** Term normalization is the cost of indexing: each distinct token is normalized once. */
@@ -119,14 +133,14 @@ const MAX_SCHEMA_DEPTH = 4;
 
 /** Text of every parameter name, description and enumerated value, nested objects and array items included. */
 function collectParams(schema: unknown, names: string[], descriptions: string[], depth: number): void {
-  if (depth > MAX_SCHEMA_DEPTH || !isRecord(schema)) return;
+  if (depth > MAX_SCHEMA_DEPTH || !isJsonObject(schema)) return;
   const properties = schema['properties'];
-  if (isRecord(properties)) {
+  if (isJsonObject(properties)) {
     for (const [key, value] of Object.entries(properties)) {
       names.push(key);
-      if (isRecord(value) && typeof value['description'] === 'string') descriptions.push(value['description']);
+      if (isJsonObject(value) && typeof value['description'] === 'string') descriptions.push(value['description']);
       // The values a parameter accepts are the words of what the tool handles ("celsius", "pdf").
-      if (isRecord(value) && Array.isArray(value['enum'])) descriptions.push(value['enum'].filter((v) => typeof v === 'string').join(' '));
+      if (isJsonObject(value) && Array.isArray(value['enum'])) descriptions.push(value['enum'].filter((v) => typeof v === 'string').join(' '));
       collectParams(value, names, descriptions, depth + 1);
     }
   }
@@ -137,10 +151,6 @@ function collectParams(schema: unknown, names: string[], descriptions: string[],
     const variants = schema[key];
     if (Array.isArray(variants)) for (const v of variants) collectParams(v, names, descriptions, depth + 1);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -237,6 +247,7 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     normalized: new Map(),
     version: 0,
   };
+  // The brand's construction: the state is the index, opaque to everyone but this file and ranking.
   const index = state as unknown as ToolIndex;
   const byBackend = new Map<string, CatalogTool[]>();
   for (const tool of tools) {
@@ -329,6 +340,7 @@ export function indexVersion(index: ToolIndex): number {
 function sameTool(a: CatalogTool, b: CatalogTool | undefined): boolean {
   if (a === b) return true;
   if (b === undefined || a.name !== b.name || a.description !== b.description) return false;
+  // Object.keys types its keys as string, not as the interface's keys it iterates.
   const hints = new Set([...Object.keys(a.annotations ?? {}), ...Object.keys(b.annotations ?? {})]) as Set<keyof ToolAnnotations>;
   for (const hint of hints) if (a.annotations?.[hint] !== b.annotations?.[hint]) return false;
   return JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);
@@ -344,5 +356,6 @@ function compareNames(a: CatalogTool, b: CatalogTool): number {
 
 /** The index's inside (see {@link IndexState}). */
 export function indexState(index: ToolIndex): IndexState {
+  // The brand undone: every ToolIndex is an IndexState made by buildToolIndex.
   return index as unknown as IndexState;
 }

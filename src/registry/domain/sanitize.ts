@@ -6,6 +6,7 @@
  * U+E0041... spells hidden English that models read and people do not) and variation selectors
  * (which can carry a byte each). What is left is visible text, on one line, within a length cap.
  */
+import { isJsonObject, type JsonObject } from '../../common/json-object';
 
 /**
  * ANSI/VT escape sequences: CSI (`ESC [` or 8-bit U+009B) with its parameters; the string
@@ -68,14 +69,17 @@ export function unsafeToolNameReason(name: string): string | undefined {
  * they are the argument keys the backend expects. Returns a new object; cycles cannot occur in
  * schemas that came from JSON.
  */
-export function cleanSchemaTexts(schema: Record<string, unknown>, maxChars: number): Record<string, unknown> {
-  return cleanNode(schema, maxChars) as Record<string, unknown>;
+export function cleanSchemaTexts(schema: JsonObject, maxChars: number): JsonObject {
+  return cleanObject(schema, maxChars);
 }
 
 function cleanNode(node: unknown, maxChars: number): unknown {
   if (Array.isArray(node)) return node.map((item) => cleanNode(item, maxChars));
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
+  return isJsonObject(node) ? cleanObject(node, maxChars) : node;
+}
+
+function cleanObject(node: JsonObject, maxChars: number): JsonObject {
+  const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     const cleaned = (key === 'description' || key === 'title') && typeof value === 'string' ? cleanText(value, maxChars) : cleanNode(value, maxChars);
     // defineProperty: a `__proto__` property of a JSON schema must stay plain data.
