@@ -131,7 +131,7 @@ export class PolicyDto {
  * A principal lands in audit lines and cursor bindings: a short token with no spaces or controls
  * keeps both unambiguous. The operator picks it, so the rule costs nothing.
  */
-const PRINCIPAL = /^[A-Za-z0-9][A-Za-z0-9._@:\/+-]{0,127}$/;
+const PRINCIPAL = /^[A-Za-z0-9][A-Za-z0-9._@:/+-]{0,127}$/;
 /**
  * Groups must equal what an identity provider puts in its groups claim (Keycloak's `/org/readers`,
  * Entra's GUIDs, AD's `Domain Users`), so any printable text is accepted; only controls and

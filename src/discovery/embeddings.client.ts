@@ -68,7 +68,7 @@ export class EmbeddingsClient {
 async function readBounded(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) throw new Error('answer too large');
-  const reader = response.body?.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
   if (reader === undefined) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;

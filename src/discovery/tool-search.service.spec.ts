@@ -11,7 +11,9 @@ import { ToolSearchService } from './tool-search.service';
 const tool = (backend: string, name: string, description: string): CatalogTool => ({ backend, name, description, inputSchema: { type: 'object' } });
 const names = (hits: { tool: CatalogTool }[]) => hits.map((h) => `${h.tool.backend}:${h.tool.name}`);
 
-before(() => Logger.overrideLogger(false));
+before(() => {
+  Logger.overrideLogger(false);
+});
 
 test('the search follows the catalog in the turn of each refresh', async () => {
   const registry = new RegistryService();

@@ -7,7 +7,7 @@ function setUp(zeroed: string[] = []) {
   const counts = new Map<string, number>();
   const registry = new Registry();
   mirroredCounter({ name: 'things_total', help: 'Things.', labelName: 'kind', zeroed, read: () => counts, registers: [registry] });
-  const scrape = async () => Object.fromEntries((await registry.getMetricsAsJSON())[0].values.map((v) => [v.labels.kind, v.value]));
+  const scrape = async () => Object.fromEntries((await registry.getMetricsAsJSON())[0].values.map((v): [string, number] => [String(v.labels.kind), v.value]));
   return { counts, scrape };
 }
 

@@ -3,9 +3,12 @@ import { after, test } from 'node:test';
 import fc from 'fast-check';
 import { CALL_STATUSES, type CallStatus } from '../../common/call-status';
 import { dedupeResult, type ToolResultLike } from './bounding';
-import { assemble, byteLength, draftItem, finishBatch, itemFootprint, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
+import { byteLength, draftItem, finishBatch, itemFootprint, skeletonSizes, utf8Bytes, type BatchItem, type ItemDraft } from './batch-response';
 import type { CursorIssuer } from './bound-answer';
 import type { ReadAnswer } from './read-answer';
+
+/** A `tools/call` result as it goes out on the wire. */
+type SentWire = { structuredContent: unknown; isError: boolean; content: { type: string; text?: string }[] };
 
 /** The longest `server` an answer can carry: backend names are at most 63 characters (architecture §3). */
 const MAX_SERVER_CHARS = 63;
@@ -58,7 +61,7 @@ test('every batch answer is within budget, complete, ordered and consistent', ()
       const { response, json, wire, itemBytes } = finishBatch(drafts, budget);
       // The JSON put together from the items' JSON is the answer's own serialization.
       assert.equal(json, JSON.stringify(response));
-      const sent = JSON.parse(wire);
+      const sent = JSON.parse(wire) as SentWire;
       assert.equal(JSON.stringify(sent.structuredContent), json);
       assert.equal(sent.isError, false);
       assertReadable(sent.content, response);
@@ -96,7 +99,7 @@ test('25 ids of 100 characters, 25 huge results at the smallest budget still fit
   const { response, json, wire } = finishBatch(drafts, budget);
   assert.equal(json, JSON.stringify(response));
   assert.ok(utf8Bytes(wire) <= budget, `${utf8Bytes(wire)}`);
-  assertReadable(JSON.parse(wire).content, response);
+  assertReadable((JSON.parse(wire) as SentWire).content, response);
   assert.equal(response.results.length, 25);
   assert.ok(response.results.every((r) => r.status === 'ok' && r.truncated === true && typeof r.next_cursor === 'string'));
   assert.equal(response.truncated, true);
@@ -120,7 +123,7 @@ test('25 long, heavily escaped errors are shortened only as a last resort', () =
  * one header per entry naming its index and id, each followed by that entry's blocks.
  */
 function assertReadable(content: { type: string; text?: string }[], response: { results: BatchItem[] }): void {
-  const summary = JSON.parse(content[0].text as string);
+  const summary = JSON.parse(content[0].text as string) as { results: unknown };
   assert.equal(JSON.stringify(summary.results), JSON.stringify(response.results.map(({ result: _r, ...head }) => head)));
   const headers = content.map((b, i) => ({ b, i })).filter(({ b }) => b.type === 'text' && /^── entry \d+, id /.test(b.text ?? ''));
   assert.equal(headers.length, response.results.length);

@@ -53,10 +53,10 @@ test('the single call\'s wire is its envelope block, the backend\'s blocks, and 
   const text = 'line "one"\nline two\n'.repeat(500);
   const bounded = boundAnswer({ base, result: { content: [], structuredContent: { content: text } } }, { maxBytes: 8192, maxItems: 200 }, SINGLE_SHAPE, issuer);
   assert.ok(bounded);
-  const wire = JSON.parse(singleWire(bounded));
+  const wire = JSON.parse(singleWire(bounded)) as { structuredContent: unknown; isError: boolean; content: { type: string; text: string }[] };
   assert.deepEqual(wire.structuredContent, JSON.parse(bounded.json));
   assert.equal(wire.isError, false);
-  const head = JSON.parse(wire.content[0].text);
+  const head = JSON.parse(wire.content[0].text) as Record<string, unknown>;
   assert.deepEqual(Object.keys(head), ['ok', 'tool', 'server', 'status', 'truncated', 'bounds', 'next_cursor', 'cursor_expires_in_seconds']);
   assert.equal(head.next_cursor, bounded.value.next_cursor);
   assert.equal(wire.content.length, 2);

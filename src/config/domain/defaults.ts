@@ -14,7 +14,8 @@ export type WithDefaults<T, D> = Omit<T, keyof D> & { -readonly [K in keyof D & 
  */
 export function withDefaults<T extends object, D extends Defaults<T>>(block: T | undefined, defaults: D): WithDefaults<T, D> {
   const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(defaults)) fields[key] = Array.isArray(value) ? [...value] : value;
+  const entries: [string, unknown][] = Object.entries(defaults);
+  for (const [key, value] of entries) fields[key] = Array.isArray(value) ? value.slice() : value;
   for (const [key, value] of Object.entries(block ?? {})) if (value !== undefined) fields[key] = value;
   // Built key by key from T's and D's entries, which TypeScript types as strings, not as their keys.
   return fields as WithDefaults<T, D>;

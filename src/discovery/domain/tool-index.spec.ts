@@ -18,7 +18,7 @@ function contents(state: IndexState) {
   return {
     ids: [...state.byId.keys()].sort(),
     byBackend: [...state.byBackend].map(([backend, tools]) => [backend, tools.map((t) => t.name)]),
-    postings: Object.fromEntries([...state.postings].map(([term, holders]) => [term, [...holders].map((d) => d.id).sort()]).sort()),
+    postings: Object.fromEntries([...state.postings].map(([term, holders]): [string, string[]] => [term, [...holders].map((d) => d.id).sort()]).sort()),
     fieldTotals: state.fieldTotals,
     words: Object.fromEntries([...state.words].sort()),
   };
