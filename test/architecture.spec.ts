@@ -11,7 +11,11 @@ import { ROOT } from './support/router';
 
 const SRC = join(ROOT, 'src');
 
-/** Which module folders each module may import from (architecture §9). */
+/**
+ * Which module folders each module may import from (architecture §9). `node
+ * scripts/module-graph.mjs --table` lists who imports whom now; its Mermaid output is the picture
+ * in §9, to be regenerated when an edge is added or dropped here.
+ */
 const ALLOWED: Record<string, readonly string[]> = {
   common: [],
   config: ['common'],
