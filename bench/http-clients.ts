@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { guardedFetch } from '../src/backends/channels/remote-transport';
+import { guardedFetch } from '../src/backends/transports/remote-transport';
 
 /**
  * The client side of one backend call over HTTP, alone: what each way of making the same

@@ -628,7 +628,7 @@ async function profile(): Promise<void> {
   say('|---|---:|---:|---:|');
   for (const c of clients) say(`| ${c.client} | ${int(c.cpuMicrosPerCall)} | ${int(c.callsPerSecond)} | ${int(c.listenerWarnings)} |`);
   say();
-  say('The warnings: the SDK transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router calls tools over a pooled node:http client of its own (src/backends/channels/http-call-client.ts), and guardedFetch gives each of the SDK\'s POSTs a signal of its own.');
+  say('The warnings: the SDK transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router calls tools over a pooled node:http client of its own (src/backends/transports/http-client.transport.ts), and guardedFetch gives each of the SDK\'s POSTs a signal of its own.');
   say();
 
   results.profile = { http: http.summary, stdio: stdio.summary, httpClients: clients };

@@ -1,4 +1,3 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import { outsideRequest } from '../common/request-context';
 import type { BackendConfig } from '../config/config.types';
@@ -9,7 +8,7 @@ import { openChannel } from './channels/open-channel';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
 import { backendFailure, toRouterError } from './domain/backend-failures';
-import { toCatalogTools } from './domain/catalog';
+import { type ListedTool, toCatalogTools } from './domain/catalog';
 import { PROBE_TIMEOUT_MS } from './domain/limits';
 
 export interface ConnectionDeps {
@@ -118,8 +117,8 @@ export class BackendConnection {
    * Undefined when the catalog reflects every `tools/list_changed` received so far (the hot path:
    * no promise, no tick). Otherwise a promise that resolves true once the refresh that follows has
    * been published (or the backend is no longer up: its calls fail at once then), or false when
-   * that takes longer than the backend's call timeout. Issue 12: a call must not be decided on
-   * the tools as they were before the backend announced a change.
+   * that takes longer than the backend's call timeout: a call must not be decided on the tools as
+   * they were before the backend announced a change.
    */
   toolsSettled(): Promise<boolean> | undefined {
     if (this.reflected >= this.announced || this.status !== 'up') return undefined;
@@ -292,7 +291,7 @@ export class BackendConnection {
   }
 
   /** Publishes a listing that began when `through` announcements had been received. */
-  private publish(tools: readonly Tool[], through: number): void {
+  private publish(tools: readonly ListedTool[], through: number): void {
     const catalog = toCatalogTools(this.name, tools, (reason) =>
       this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }),
     );

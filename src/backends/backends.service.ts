@@ -37,9 +37,9 @@ export class BackendsService implements OnApplicationShutdown {
 
   /**
    * Connects every backend in parallel; resolves once each one's first attempt (bounded by its
-   * timeoutMs) is over. Called once the router listens, and not awaited there (issue 12): liveness
-   * never waits for a backend, and readiness says when every required one is up. A backend whose
-   * first attempt fails is `down` and supervision keeps retrying. Idempotent.
+   * timeoutMs) is over. Called once the router listens, and not awaited there: liveness never
+   * waits for a backend, and readiness says when every required one is up. A backend whose first
+   * attempt fails is `down` and supervision keeps retrying. Idempotent.
    */
   start(): Promise<void> {
     this.started ??= this.startAll();
@@ -79,7 +79,7 @@ export class BackendsService implements OnApplicationShutdown {
 
   /**
    * Lists every connected backend's tools again, as a `list_changed` would: a backend may change a
-   * definition without notifying (issue 14), and only a fresh list shows it.
+   * definition without notifying, and only a fresh list shows it.
    */
   relistAll(): void {
     for (const connection of this.connections.values()) connection.requestRefresh();

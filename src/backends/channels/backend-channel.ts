@@ -1,5 +1,5 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BackendToolResult } from '../backends.types';
+import type { ListedTool } from '../domain/catalog';
 
 /**
  * What a channel tells its supervisor. Called at most once per fact that matters to supervision;
@@ -81,7 +81,7 @@ export interface BackendChannel {
    * supervisor hands out what is left of one deadline). A repeated cursor or more than
    * `MAX_TOOL_PAGES` pages rejects: a backend that pages forever is broken.
    */
-  listTools(pageTimeoutMs: () => number): Promise<Tool[]>;
+  listTools(pageTimeoutMs: () => number): Promise<ListedTool[]>;
 
   /** Calls one tool: the hot path. Resolves with the validated result or rejects with a RouterError. */
   call(request: ChannelCall): Promise<BackendToolResult>;

@@ -1,6 +1,6 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure, describeFailure } from '../domain/backend-failures';
+import type { ListedTool } from '../domain/catalog';
 import type { ProbeVerdict } from '../domain/modern-protocol';
 import type { BackendChannel, ChannelCall, ChannelCloseReason, ProtocolEra } from './backend-channel';
 
@@ -69,7 +69,7 @@ export class EraProbingChannel<Probe extends EraProbe> implements BackendChannel
     await legacy.connect(Math.max(1, deadline - Date.now()));
   }
 
-  listTools(pageTimeoutMs: () => number): Promise<Tool[]> {
+  listTools(pageTimeoutMs: () => number): Promise<ListedTool[]> {
     return this.inner().listTools(pageTimeoutMs);
   }
 

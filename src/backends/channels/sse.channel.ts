@@ -1,15 +1,14 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { ResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Logger } from '@nestjs/common';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
-import { backendFailure, describeFailure, toRouterError } from '../domain/backend-failures';
+import { backendFailure, toRouterError } from '../domain/backend-failures';
 import { toCallResult } from '../domain/call-answer';
 import { MAX_RESPONSE_BYTES, REQUEST_SLACK_MS } from '../domain/limits';
-import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents } from './backend-channel';
-import { guardedFetch, reportTransportError } from './remote-transport';
-import { listAllTools, newSdkClient } from './sdk-client';
+import { guardedFetch } from '../transports/remote-transport';
+import type { ChannelCall, ChannelEvents } from './backend-channel';
+import { LegacySdkChannel } from './legacy-sdk.channel';
+import { reportTransportError } from './transport-errors';
 
 /**
  * A legacy HTTP+SSE backend (spec 2024-11-05 "HTTP with SSE"): answers arrive on the event stream,
@@ -17,31 +16,13 @@ import { listAllTools, newSdkClient } from './sdk-client';
  * sends `notifications/cancelled`); the result is read by the one answer validator
  * (`domain/call-answer`), not the SDK's schema, so every channel accepts the same answers.
  */
-export class SseChannel implements BackendChannel {
+export class SseChannel extends LegacySdkChannel {
   readonly pid = undefined;
-  readonly era = 'legacy' as const;
-  private readonly logger = new Logger(SseChannel.name);
-  private readonly transport: SSEClientTransport;
-  private readonly client: Client;
 
-  constructor(
-    private readonly config: HttpBackendConfig,
-    events: ChannelEvents,
-  ) {
+  constructor(config: HttpBackendConfig, events: ChannelEvents) {
     const fetch = guardedFetch(MAX_RESPONSE_BYTES, config.timeoutMs + REQUEST_SLACK_MS);
     // requestInit headers also go on the GET that opens the event stream (SDK sse.js).
-    this.transport = new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch });
-    this.client = newSdkClient(events);
-    this.client.onclose = () => events.onClose('connection closed');
-    this.client.onerror = (err) => reportTransportError(err, events, this.logger, config.name);
-  }
-
-  connect(timeoutMs: number): Promise<void> {
-    return this.client.connect(this.transport, { timeout: timeoutMs });
-  }
-
-  listTools(pageTimeoutMs: () => number): Promise<Tool[]> {
-    return listAllTools(this.client, pageTimeoutMs);
+    super(config, events, new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch }));
   }
 
   async call({ tool, arguments: args, timeoutMs }: ChannelCall): Promise<BackendToolResult> {
@@ -56,19 +37,11 @@ export class SseChannel implements BackendChannel {
     return relayed;
   }
 
-  async ping(timeoutMs: number): Promise<void> {
-    await this.client.ping({ timeout: timeoutMs });
+  protected closeReason(): string {
+    return 'connection closed';
   }
 
-  async close(_reason: ChannelCloseReason): Promise<void> {
-    await this.client.close().catch((err: unknown) => this.logger.debug({ msg: 'close failed', backend: this.config.name, detail: describeFailure(err) }));
-  }
-
-  kill(): void {
-    // Nothing runs on this machine.
-  }
-
-  describeFailure(err: unknown): string {
-    return describeFailure(err);
+  protected transportError(err: Error): void {
+    reportTransportError(err, this.events, this.logger, this.config.name);
   }
 }

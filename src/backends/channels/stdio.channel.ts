@@ -1,54 +1,38 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Logger } from '@nestjs/common';
-import { RouterError } from '../../common/router-error';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
 import { describeFailure, toRouterError } from '../domain/backend-failures';
 import { outcomeOf, readCallAnswer } from '../domain/call-answer';
 import { initializeRefusal } from '../domain/modern-protocol';
-import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents } from './backend-channel';
-import { listAllTools, newSdkClient } from './sdk-client';
-import { type StdioProcessOptions, StdioProcessTransport } from './stdio-process.transport';
+import { StdioRequests } from '../protocol/stdio-requests';
+import { StdioProcessTransport } from '../transports/stdio-process.transport';
+import type { ChannelCall, ChannelEvents } from './backend-channel';
+import { LegacySdkChannel } from './legacy-sdk.channel';
 
 /**
- * A stdio backend (spec "Transports › stdio"): a child process of its own process group. Calls are
- * written as direct requests on the child's stdin and matched by id on its stdout, outside the SDK
- * client (BENCHMARKS.md item 6); the answer line is capped by the transport and read by the one
- * answer validator (`domain/call-answer`).
+ * A stdio backend of the 2025 eras (spec "Transports › stdio"): a child process of its own process
+ * group. Calls are written as requests of the router's own on the child's stdin and matched by id
+ * on its stdout, outside the SDK client (BENCHMARKS.md item 6); the answer line is capped by the
+ * transport and read by the one answer validator (`domain/call-answer`).
  */
-export class StdioChannel implements BackendChannel {
-  private readonly logger = new Logger(StdioChannel.name);
-  private readonly transport: StdioProcessTransport;
-  private readonly client: Client;
-  private closed = false;
+export class StdioChannel extends LegacySdkChannel {
+  private readonly requests: StdioRequests;
+  private readonly readCall = (message: unknown, id: string) => outcomeOf(readCallAnswer(message, id), this.config.name);
 
-  /** `probed`: a child the era probe already started and found legacy; `connect` goes on with it. */
-  constructor(
-    private readonly config: StdioBackendConfig,
-    events: ChannelEvents,
-    probed?: StdioProcessTransport,
-  ) {
-    this.transport = probed ?? new StdioProcessTransport(stdioProcessOptions(config));
-    this.client = newSdkClient(events);
-    this.client.onclose = () => {
-      this.closed = true;
-      // "Connection closed" says nothing; the child's exit status and last stderr line do.
-      events.onClose(this.transport.describeExit());
-    };
-    // A bad line or a failed write: the child's exit, if any, is reported by onclose.
-    this.client.onerror = (err) => this.logger.debug({ msg: 'transport error', backend: config.name, detail: describeFailure(err) });
+  /** `probed`: the pipe to a child the era probe already started and found legacy; `connect` goes on with it. */
+  constructor(config: StdioBackendConfig, events: ChannelEvents, probed?: StdioRequests) {
+    const requests = probed ?? new StdioRequests(new StdioProcessTransport(StdioProcessTransport.optionsOf(config)));
+    super(config, events, requests.sdkTransport());
+    this.requests = requests;
   }
-
-  readonly era = 'legacy' as const;
 
   get pid(): number | undefined {
-    return this.transport.pid;
+    return this.requests.transport.pid;
   }
 
-  async connect(timeoutMs: number): Promise<void> {
+  override async connect(timeoutMs: number): Promise<void> {
     try {
-      await this.client.connect(this.transport, { timeout: timeoutMs });
+      await super.connect(timeoutMs);
     } catch (err) {
       // A 2026-only server at `era: legacy`: say which era it wants, not just its error code.
       const refusal = err instanceof McpError ? initializeRefusal(err.code, err.data) : undefined;
@@ -56,49 +40,30 @@ export class StdioChannel implements BackendChannel {
     }
   }
 
-  listTools(pageTimeoutMs: () => number): Promise<Tool[]> {
-    return listAllTools(this.client, pageTimeoutMs);
-  }
-
   async call({ tool, arguments: args, timeoutMs }: ChannelCall): Promise<BackendToolResult> {
-    const backend = this.config.name;
-    let outcome: BackendToolResult | RouterError;
     try {
-      const { id, message } = await this.transport.request('tools/call', { name: tool, arguments: args }, timeoutMs);
-      outcome = outcomeOf(readCallAnswer(message, id), backend);
+      return await this.requests.request<BackendToolResult>('tools/call', { name: tool, arguments: args }, timeoutMs, this.readCall);
     } catch (err) {
-      throw toRouterError(err, backend, timeoutMs);
+      throw toRouterError(err, this.config.name, timeoutMs);
     }
-    if (outcome instanceof RouterError) throw outcome;
-    return outcome;
   }
 
-  async ping(timeoutMs: number): Promise<void> {
-    await this.client.ping({ timeout: timeoutMs });
+  override kill(): void {
+    this.requests.transport.killNow();
   }
 
-  /** Closes stdin, then SIGTERM and SIGKILL of the group (spec stdio shutdown); resolves once it exited. */
-  async close(_reason: ChannelCloseReason): Promise<void> {
-    await this.client.close().catch((err: unknown) => this.logger.debug({ msg: 'close failed', backend: this.config.name, detail: describeFailure(err) }));
+  override describeFailure(err: unknown): string {
+    const { transport } = this.requests;
+    return this.closed || transport.spawnFailed ? transport.describeExit() : describeFailure(err);
   }
 
-  kill(): void {
-    this.transport.killNow();
+  /** "Connection closed" says nothing; the child's exit status and last stderr line do. */
+  protected closeReason(): string {
+    return this.requests.transport.describeExit();
   }
 
-  describeFailure(err: unknown): string {
-    return this.closed || this.transport.spawnFailed ? this.transport.describeExit() : describeFailure(err);
+  /** A bad line or a failed write: the child's exit, if any, is reported by onclose. */
+  protected transportError(err: Error): void {
+    this.logger.debug({ msg: 'transport error', backend: this.config.name, detail: describeFailure(err) });
   }
-}
-
-/** How a stdio backend's child is started, whichever era it speaks. */
-export function stdioProcessOptions(config: StdioBackendConfig): StdioProcessOptions {
-  return {
-    name: config.name,
-    command: config.command,
-    args: config.args,
-    // Exactly the configured env: the router's own secrets never leak into a backend.
-    env: { ...config.inheritedEnv, ...config.env },
-    cwd: config.cwd,
-  };
 }

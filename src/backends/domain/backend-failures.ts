@@ -85,7 +85,7 @@ export function toRouterError(err: unknown, backend: string, timeoutMs: number):
 
 /** True for the response cap's error, however the SDK or fetch wrapped it. */
 function isResponseTooLarge(err: unknown): boolean {
-  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     if (e.name === 'ResponseTooLargeError') return true;
   }
   return false;
@@ -99,6 +99,11 @@ export function describeFailure(err: unknown): string {
 }
 
 function causeOf(err: Error): string {
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? ` (${cause.message})` : '';
+  return err.cause instanceof Error ? ` (${err.cause.message})` : '';
+}
+
+/** The `code` of a Node.js system error (`ECONNREFUSED`, `ESRCH`, …), if it has one. */
+export function systemErrorCode(err: unknown): string | undefined {
+  if (!(err instanceof Error) || !('code' in err)) return undefined;
+  return typeof err.code === 'string' ? err.code : undefined;
 }

@@ -1,7 +1,10 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { RouterError } from '../../common/router-error';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure } from './backend-failures';
 import { type InputRequired, readInputRequired, type RoundAnswer } from './input-required';
+import { isJsonObject, JsonObjectSchema, JsonRpcErrorSchema } from './wire';
 
 /** What one JSON-RPC message says about the request with a given id. */
 export type CallAnswer =
@@ -14,21 +17,46 @@ export type CallAnswer =
   /** Another message: a notification, a server request, or the answer to another id. */
   | { kind: 'other' };
 
+const OTHER: CallAnswer = { kind: 'other' };
+const MALFORMED: CallAnswer = { kind: 'malformed' };
+
+/** The envelope of a JSON-RPC answer to one of the router's requests (its ids are strings). */
+const AnswerEnvelopeSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.string(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
 /**
- * Reads a backend's message as the answer to request `id` of a `tools/call`. Structural checks
- * only, the same shape the SDK's CallToolResult schema demands, without running a schema library on
- * every answer. The backend's error message is dropped: it may echo the arguments (architecture §5).
+ * A `tools/call` result with only the fields the router relays (MCP spec, CallToolResult): the
+ * rest of the result (`_meta`, a 2026 `resultType`) is dropped. A light schema, since it runs on
+ * every call: the content blocks are checked in one pass for their kind and required fields and
+ * kept as sent, never copied block by block.
+ */
+export const CallToolResultSchema = z.object({
+  content: z.custom<ContentBlock[]>((content) => Array.isArray(content) && content.every(isContentBlock)),
+  structuredContent: JsonObjectSchema.optional(),
+  isError: z.boolean().optional(),
+});
+
+/**
+ * Reads a backend's message as the answer to request `id` of a `tools/call`: the one place a call's
+ * answer is parsed. The backend's error message is dropped: it may echo the arguments
+ * (architecture §5).
  */
 export function readCallAnswer(message: unknown, id: string): CallAnswer {
-  if (!isObject(message) || message.id !== id || message.jsonrpc !== '2.0') return { kind: 'other' };
-  if ('error' in message) {
-    const error = message.error;
-    return isObject(error) && Number.isInteger(error.code) ? { kind: 'error', code: error.code as number } : { kind: 'malformed' };
+  const envelope = AnswerEnvelopeSchema.safeParse(message);
+  if (!envelope.success || envelope.data.id !== id) return OTHER;
+  const { result, error } = envelope.data;
+  if (error !== undefined) {
+    const parsed = JsonRpcErrorSchema.safeParse(error);
+    return parsed.success ? { kind: 'error', code: parsed.data.code } : MALFORMED;
   }
-  const result = toCallResult(message.result);
-  if (result) return { kind: 'result', result };
+  const call = CallToolResultSchema.safeParse(result);
+  if (call.success) return { kind: 'result', result: call.data };
   // Only once the result is not a CallToolResult: a 2025 success costs nothing more.
-  return readInputRequired(message.result) ?? { kind: 'malformed' };
+  return readInputRequired(result) ?? MALFORMED;
 }
 
 /**
@@ -59,20 +87,13 @@ export function modernOutcomeOf(answer: CallAnswer, backend: string): RoundAnswe
 
 /** A `tools/call` result with only the fields the router relays, or undefined when malformed. */
 export function toCallResult(result: unknown): BackendToolResult | undefined {
-  if (!isObject(result) || !Array.isArray(result.content) || !result.content.every(isContentBlock)) return undefined;
-  const { structuredContent, isError } = result;
-  if (structuredContent !== undefined && !isObject(structuredContent)) return undefined;
-  if (isError !== undefined && typeof isError !== 'boolean') return undefined;
-  return {
-    content: result.content as BackendToolResult['content'],
-    ...(structuredContent !== undefined ? { structuredContent } : {}),
-    ...(isError !== undefined ? { isError } : {}),
-  };
+  const call = CallToolResultSchema.safeParse(result);
+  return call.success ? call.data : undefined;
 }
 
 /** MCP content block kinds (spec 2025-06-18, ContentBlock) with their required string fields. */
 function isContentBlock(block: unknown): boolean {
-  if (!isObject(block)) return false;
+  if (!isJsonObject(block)) return false;
   switch (block.type) {
     case 'text':
       return typeof block.text === 'string';
@@ -83,13 +104,9 @@ function isContentBlock(block: unknown): boolean {
       return typeof block.uri === 'string' && typeof block.name === 'string';
     case 'resource': {
       const resource = block.resource;
-      return isObject(resource) && typeof resource.uri === 'string' && (typeof resource.text === 'string' || typeof resource.blob === 'string');
+      return isJsonObject(resource) && typeof resource.uri === 'string' && (typeof resource.text === 'string' || typeof resource.blob === 'string');
     }
     default:
       return false;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

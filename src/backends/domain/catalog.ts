@@ -1,13 +1,23 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations as SpecToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { cleanSchemaTexts, cleanText, unsafeToolNameReason } from '../../registry/domain/sanitize';
 import type { CatalogTool, ToolAnnotations } from '../../registry/registry.types';
 
-/** Caps on what a backend may put in front of a model through find_tool (issue #6, edges). */
+/** Caps on what a backend may put in front of a model through find_tool: its texts are not the router's to trust. */
 const DESCRIPTION_MAX_CHARS = 2000;
 const SCHEMA_TEXT_MAX_CHARS = 1000;
 const TITLE_MAX_CHARS = 200;
 
-const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+/**
+ * One tool of a backend's `tools/list`, as parsed where it arrived (the SDK client's schema for a
+ * 2025 backend, `ModernToolSchema` for a 2026-07-28 one): the fields the catalog reads.
+ */
+export interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: SpecToolAnnotations;
+}
 
 /**
  * A backend's `tools/list` answer as catalog entries. Only the annotation hints the spec defines
@@ -19,7 +29,7 @@ const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotent
  */
 export function toCatalogTools(
   backend: string,
-  tools: readonly Tool[],
+  tools: readonly ListedTool[],
   onSkip: (reason: string) => void = () => undefined,
 ): CatalogTool[] {
   const seen = new Set<string>();
@@ -37,20 +47,23 @@ export function toCatalogTools(
       backend,
       name: tool.name,
       description: cleanText(tool.description ?? '', DESCRIPTION_MAX_CHARS),
-      inputSchema: cleanSchemaTexts(tool.inputSchema as Record<string, unknown>, SCHEMA_TEXT_MAX_CHARS),
-      ...(tool.outputSchema ? { outputSchema: cleanSchemaTexts(tool.outputSchema as Record<string, unknown>, SCHEMA_TEXT_MAX_CHARS) } : {}),
+      inputSchema: cleanSchemaTexts(tool.inputSchema, SCHEMA_TEXT_MAX_CHARS),
+      ...(tool.outputSchema ? { outputSchema: cleanSchemaTexts(tool.outputSchema, SCHEMA_TEXT_MAX_CHARS) } : {}),
       ...(annotations ? { annotations } : {}),
     });
   }
   return out;
 }
 
-function pickAnnotations(raw: Tool['annotations']): ToolAnnotations | undefined {
+/** The spec's hints, in the spec's order; the title cleaned like a description. */
+function pickAnnotations(raw: SpecToolAnnotations | undefined): ToolAnnotations | undefined {
   if (!raw) return undefined;
-  const picked: Record<string, unknown> = {};
-  for (const key of ANNOTATION_KEYS) {
-    if (raw[key] !== undefined) picked[key] = raw[key];
-  }
-  if (typeof picked.title === 'string') picked.title = cleanText(picked.title, TITLE_MAX_CHARS);
-  return picked as ToolAnnotations;
+  const { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = raw;
+  return {
+    ...(title !== undefined ? { title: cleanText(title, TITLE_MAX_CHARS) } : {}),
+    ...(readOnlyHint !== undefined ? { readOnlyHint } : {}),
+    ...(destructiveHint !== undefined ? { destructiveHint } : {}),
+    ...(idempotentHint !== undefined ? { idempotentHint } : {}),
+    ...(openWorldHint !== undefined ? { openWorldHint } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure } from './backend-failures';
 
@@ -20,16 +21,25 @@ export type RoundAnswer = BackendToolResult | InputRequired;
 /** The input kinds of the spec ("Supported Requests"); anything else is named generically. */
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
+/** An `InputRequiredResult` (spec basic/patterns/mrtr), the fields the router reads. */
+const InputRequiredSchema = z.object({
+  resultType: z.literal('input_required'),
+  requestState: z.string().optional(),
+  inputRequests: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** One input request: its method, if it names one of the spec's; never its params. */
+const InputRequestSchema = z.object({ method: z.string() });
+
 /**
  * Reads a `tools/call` result as an `InputRequiredResult`, or undefined when it is not one or
  * breaks the schema (`requestState` not a string, `inputRequests` not a map, or neither present:
  * the spec says a server MUST send at least one).
  */
 export function readInputRequired(result: unknown): InputRequired | undefined {
-  if (!isObject(result) || result.resultType !== 'input_required') return undefined;
-  const { requestState, inputRequests } = result;
-  if (requestState !== undefined && typeof requestState !== 'string') return undefined;
-  if (inputRequests !== undefined && !isObject(inputRequests)) return undefined;
+  const parsed = InputRequiredSchema.safeParse(result);
+  if (!parsed.success) return undefined;
+  const { requestState, inputRequests } = parsed.data;
   const methods = new Set(Object.values(inputRequests ?? {}).map(methodOf));
   if (requestState === undefined && methods.size === 0) return undefined;
   return { kind: 'input_required', ...(requestState !== undefined ? { requestState } : {}), inputMethods: [...methods].sort() };
@@ -75,15 +85,11 @@ export async function callInRounds(send: (requestState: string | undefined) => P
 }
 
 function isInputRequired(answer: RoundAnswer): answer is InputRequired {
-  return (answer as { kind?: unknown }).kind === 'input_required';
+  return 'kind' in answer && answer.kind === 'input_required';
 }
 
 /** A backend-chosen string is named only when it is one of the spec's input methods. */
 function methodOf(entry: unknown): string {
-  const method = isObject(entry) ? entry.method : undefined;
-  return typeof method === 'string' && INPUT_METHODS.has(method) ? method : 'an unknown request';
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const parsed = InputRequestSchema.safeParse(entry);
+  return parsed.success && INPUT_METHODS.has(parsed.data.method) ? parsed.data.method : 'an unknown request';
 }

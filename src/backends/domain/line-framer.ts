@@ -129,7 +129,8 @@ export function responseIdOf(head: string, tail: string): JsonRpcId | undefined 
   const raw = match[1];
   if (raw.startsWith('"')) {
     try {
-      return JSON.parse(raw) as string;
+      const id: unknown = JSON.parse(raw);
+      return typeof id === 'string' ? id : undefined;
     } catch {
       return undefined; // the string was cut by the edge: no reliable id
     }

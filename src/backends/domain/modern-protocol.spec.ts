@@ -1,16 +1,26 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  announcesToolChanges,
   belongsToSubscription,
   collectModernTools,
   headerValue,
   initializeRefusal,
-  paramHeadersOf, paramHeaderValues, probeVerdict, readListenEvent, readToolsPage,
+  probeVerdict,
+  readDiscoverAnswer,
+  readListenEvent,
+  readListenMessage,
+  readRpcResult,
+  readToolsPage,
   relistDelayMs,
   requestHeaders,
   requestMeta,
   RELIST,
 } from './modern-protocol';
+
+/** The verdict on a discovery answer as it came off the wire. */
+const verdictOn = (status: number, body: unknown) => probeVerdict(status, readDiscoverAnswer(body));
+const schema = { type: 'object', properties: {} };
 
 test('every modern request names the version, empty client capabilities and the router', () => {
   assert.deepEqual(requestMeta({ name: 'r', version: '1' }), {
@@ -31,32 +41,63 @@ test('Mcp-Method always, Mcp-Name for a named request, encoded when not a plain 
 });
 
 test('the discover probe: a DiscoverResult naming 2026-07-28 is modern', () => {
-  assert.deepEqual(probeVerdict(200, { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2026-07-28'], capabilities: {} } }), { era: 'modern' });
+  assert.deepEqual(verdictOn(200, { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2026-07-28'], capabilities: {} } }), { era: 'modern' });
 });
 
 test("the discover probe: a 2025 server's answers (no session, unknown method, 404, not JSON) mean legacy", () => {
-  assert.deepEqual(probeVerdict(400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } }), { era: 'legacy' });
-  assert.deepEqual(probeVerdict(200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } }), { era: 'legacy' });
-  assert.deepEqual(probeVerdict(404, undefined), { era: 'legacy' });
-  assert.deepEqual(probeVerdict(405, 'text'), { era: 'legacy' });
+  assert.deepEqual(verdictOn(400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } }), { era: 'legacy' });
+  assert.deepEqual(verdictOn(200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } }), { era: 'legacy' });
+  assert.deepEqual(verdictOn(404, undefined), { era: 'legacy' });
+  assert.deepEqual(verdictOn(405, 'text'), { era: 'legacy' });
 });
 
 test('the discover probe: a modern error is never a reason to fall back, unless the server lists a 2025 version', () => {
   const unsupported = (supported: string[]) => ({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x', data: { supported } } });
-  assert.deepEqual(probeVerdict(400, unsupported(['2025-11-25'])), { era: 'legacy' });
-  const none = probeVerdict(400, unsupported(['2027-01-01']));
+  assert.deepEqual(verdictOn(400, unsupported(['2025-11-25'])), { era: 'legacy' });
+  const none = verdictOn(400, unsupported(['2027-01-01']));
   assert.equal(none.era, 'none');
   assert.match((none as { reason: string }).reason, /2027-01-01/);
-  assert.equal(probeVerdict(400, { jsonrpc: '2.0', id: 1, error: { code: -32020, message: 'mismatch' } }).era, 'none');
-  assert.equal(probeVerdict(200, { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2027-01-01'] } }).era, 'none');
+  assert.equal(verdictOn(400, { jsonrpc: '2.0', id: 1, error: { code: -32020, message: 'mismatch' } }).era, 'none');
+  assert.equal(verdictOn(200, { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2027-01-01'] } }).era, 'none');
 });
 
 test('a tools/list page keeps its tools, cursor and TTL; a negative or missing TTL is 0', () => {
-  assert.deepEqual(readToolsPage({ tools: [{ name: 'a' }], nextCursor: 'n', ttlMs: 5000, cacheScope: 'public' }), { tools: [{ name: 'a' }], nextCursor: 'n', ttlMs: 5000 });
+  assert.deepEqual(readToolsPage({ tools: [{ name: 'a', inputSchema: schema, icons: [] }], nextCursor: 'n', ttlMs: 5000, cacheScope: 'public' }), {
+    tools: [{ name: 'a', inputSchema: schema, icons: [] }],
+    nextCursor: 'n',
+    ttlMs: 5000,
+  });
+  assert.equal(readToolsPage({ tools: [], ttlMs: 1500.7 })?.ttlMs, 1500);
   assert.equal(readToolsPage({ tools: [], ttlMs: -3 })?.ttlMs, 0);
   assert.equal(readToolsPage({ tools: [] })?.ttlMs, 0);
   assert.equal(readToolsPage({ tools: 'x' }), undefined);
   assert.equal(readToolsPage({ tools: [], nextCursor: 7 }), undefined);
+});
+
+test('a listed tool needs a name and an input schema object; annotations that break the spec types are dropped', () => {
+  assert.equal(readToolsPage({ tools: [{ name: 'a' }] }), undefined, 'no inputSchema');
+  assert.equal(readToolsPage({ tools: [{ name: 5, inputSchema: schema }] }), undefined);
+  assert.equal(readToolsPage({ tools: [{ name: 'a', inputSchema: schema, description: 7 }] }), undefined);
+  const [tool] = readToolsPage({ tools: [{ name: 'a', inputSchema: schema, annotations: { readOnlyHint: 'yes' } }] })?.tools ?? [];
+  assert.equal(tool.annotations, undefined);
+  const [kept] = readToolsPage({ tools: [{ name: 'a', inputSchema: schema, annotations: { readOnlyHint: true } }] })?.tools ?? [];
+  assert.deepEqual(kept.annotations, { readOnlyHint: true });
+});
+
+test('discovery: tool-change announcements are read only from capabilities.tools.listChanged === true', () => {
+  const discover = (capabilities: unknown) => readDiscoverAnswer({ jsonrpc: '2.0', id: 'c1', result: { supportedVersions: ['2026-07-28'], capabilities } });
+  assert.equal(announcesToolChanges(discover({ tools: { listChanged: true } })), true);
+  assert.equal(announcesToolChanges(discover({ tools: { listChanged: 'yes' } })), false);
+  assert.equal(announcesToolChanges(discover({})), false);
+  assert.equal(announcesToolChanges(readDiscoverAnswer(undefined)), false);
+  assert.equal(announcesToolChanges(readDiscoverAnswer([1])), false);
+});
+
+test('a JSON-RPC answer outside the hot path: its result, or its error code only, or malformed', () => {
+  assert.deepEqual(readRpcResult({ jsonrpc: '2.0', id: 'c1', result: { a: 1 } }, 'wx'), { a: 1 });
+  assert.throws(() => readRpcResult({ jsonrpc: '2.0', id: 'c1', error: { code: -32603, message: 'secret' } }, 'wx'), /backend wx answered with JSON-RPC error -32603/);
+  assert.throws(() => readRpcResult({ jsonrpc: '2.0', id: 'c1', error: 'nope' }, 'wx'), /backend wx sent a malformed result/);
+  assert.throws(() => readRpcResult('text', 'wx'), /backend wx sent a malformed result/);
 });
 
 test('re-list schedule: the TTL within bounds plus up to 10% jitter; TTL 0 relies on notifications when listening', () => {
@@ -78,54 +119,25 @@ test('listen stream: acknowledgment, tools change, graceful close; other subscri
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s2') } }, 's1'), { kind: 'other' });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', id: 's1', result: { resultType: 'complete' } }, 's1'), { kind: 'closed' });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: {} }, 's1'), { kind: 'other' });
-});
-
-test('x-mcp-header: annotations on a chain of properties are found, nested too', () => {
-  const schema = {
-    type: 'object',
-    properties: {
-      region: { type: 'string', 'x-mcp-header': 'Region' },
-      query: { type: 'string' },
-      opts: { type: 'object', properties: { dry: { type: 'boolean', 'x-mcp-header': 'Dry' }, n: { type: 'integer', 'x-mcp-header': 'N' } } },
-    },
-  };
-  const headers = paramHeadersOf(schema);
-  assert.deepEqual(headers, [
-    { header: 'Region', path: ['region'] },
-    { header: 'Dry', path: ['opts', 'dry'] },
-    { header: 'N', path: ['opts', 'n'] },
-  ]);
-  assert.deepEqual(paramHeaderValues(headers as never, { region: 'us-west1', query: 'q', opts: { dry: false, n: 42 } }), {
-    'mcp-param-region': 'us-west1',
-    'mcp-param-dry': 'false',
-    'mcp-param-n': '42',
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: 'all' } }, 's1'), {
+    kind: 'acknowledged',
+    toolsListChanged: false,
   });
-  assert.deepEqual(paramHeaderValues(headers as never, { region: 'Hello, 世界', opts: null }), { 'mcp-param-region': '=?base64?SGVsbG8sIOS4lueVjA==?=' });
-  assert.deepEqual(paramHeadersOf({ type: 'object', properties: { a: { type: 'string' } } }), []);
-});
-
-test('x-mcp-header: a bad name, a number, a duplicate or an annotation off the properties chain make the tool invalid', () => {
-  const invalid = (schema: unknown) => 'invalid' in (paramHeadersOf(schema) as object);
-  assert.ok(invalid({ properties: { a: { type: 'string', 'x-mcp-header': '' } } }));
-  assert.ok(invalid({ properties: { a: { type: 'string', 'x-mcp-header': 'bad name' } } }));
-  assert.ok(invalid({ properties: { a: { type: 'number', 'x-mcp-header': 'A' } } }));
-  assert.ok(invalid({ properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 'a' } } }));
-  assert.ok(invalid({ properties: { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } } }));
-  assert.ok(invalid({ oneOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }));
-  assert.ok(!invalid({ properties: { 'x-mcp-header': { type: 'string' } } }), 'a property named x-mcp-header is just a property');
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', id: 's1', error: null }, 's1'), { kind: 'closed' });
+  assert.deepEqual(readListenEvent(undefined, 's1'), { kind: 'other' });
 });
 
 test('a modern listing is every page, as fresh as its stalest page; an error answer fails it', async () => {
   const pages: Record<string, unknown> = {
-    first: { jsonrpc: '2.0', id: 'd1', result: { tools: [{ name: 'a' }], nextCursor: 'c2', ttlMs: 60_000 } },
-    c2: { jsonrpc: '2.0', id: 'd2', result: { tools: [{ name: 'b' }], ttlMs: 5_000 } },
+    first: { jsonrpc: '2.0', id: 'd1', result: { tools: [{ name: 'a', inputSchema: schema }], nextCursor: 'c2', ttlMs: 60_000 } },
+    c2: { jsonrpc: '2.0', id: 'd2', result: { tools: [{ name: 'b', inputSchema: schema }], ttlMs: 5_000 } },
   };
   const asked: unknown[] = [];
   const listing = await collectModernTools(async (params) => {
     asked.push(params);
     return pages[(params.cursor as string | undefined) ?? 'first'];
   }, 'wx');
-  assert.deepEqual(listing, { tools: [{ name: 'a' }, { name: 'b' }], ttlMs: 5_000 });
+  assert.deepEqual(listing, { tools: [{ name: 'a', inputSchema: schema }, { name: 'b', inputSchema: schema }], ttlMs: 5_000 });
   assert.deepEqual(asked, [{}, { cursor: 'c2' }]);
   await assert.rejects(collectModernTools(async () => ({ jsonrpc: '2.0', id: 'd1', error: { code: -32603, message: 'x' } }), 'wx'), /backend wx answered with JSON-RPC error -32603/);
   await assert.rejects(collectModernTools(async () => ({ jsonrpc: '2.0', id: 'd1', result: { tools: 'none' } }), 'wx'), /malformed tools\/list/);
@@ -133,11 +145,16 @@ test('a modern listing is every page, as fresh as its stalest page; an error ans
 
 test('on stdio a subscription\'s messages are told apart by the subscription id in _meta (spec "Subscriptions")', () => {
   const note = (sub: unknown) => ({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': sub } } });
-  assert.equal(belongsToSubscription(note('listen1'), 'listen1'), true);
-  assert.equal(belongsToSubscription(note('listen2'), 'listen1'), false);
-  assert.equal(belongsToSubscription({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'listen1'), false, 'uncorrelated');
-  assert.equal(belongsToSubscription({ jsonrpc: '2.0', id: 'listen1', result: {} }, 'listen1'), true, 'its final answer');
-  assert.equal(belongsToSubscription({ jsonrpc: '2.0', id: 'd3', result: {} }, 'listen1'), false);
+  const belongs = (message: unknown) => {
+    const read = readListenMessage(message);
+    return read !== undefined && belongsToSubscription(read, 'listen1');
+  };
+  assert.equal(belongs(note('listen1')), true);
+  assert.equal(belongs(note('listen2')), false);
+  assert.equal(belongs({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }), false, 'uncorrelated');
+  assert.equal(belongs({ jsonrpc: '2.0', id: 'listen1', result: {} }), true, 'its final answer');
+  assert.equal(belongs({ jsonrpc: '2.0', id: 'd3', result: {} }), false);
+  assert.equal(belongs('not an object'), false);
 });
 
 test('a 2026-only server refusing initialize is named as such; other errors are not', () => {

@@ -1,6 +1,8 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolAnnotationsSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { backendFailure } from './backend-failures';
 import { collectToolPages } from './tool-pages';
+import { JsonObjectSchema } from './wire';
 
 /**
  * The wire of a 2026-07-28 ("modern") backend as the router speaks it as a client, pure: no I/O,
@@ -71,26 +73,63 @@ export type ProbeVerdict =
   | { era: 'none'; reason: string };
 
 /**
- * The verdict of a `server/discover` probe from the HTTP status and the parsed body (undefined when
- * the body is not JSON). Spec "Streamable HTTP, Backward Compatibility": a recognized modern
- * JSON-RPC error means a modern server (never fall back); anything else means a legacy one. A
- * modern server whose `supported` list names only 2025 versions is served the legacy way.
+ * A `server/discover` answer (spec "Discovery"), as far as the era probe and the router read it.
+ * Every field falls back to "absent", so any JSON (or none) reads: a body that is not a modern
+ * answer is itself the probe's evidence.
  */
-export function probeVerdict(status: number, body: unknown): ProbeVerdict {
-  const message = isObject(body) ? body : undefined;
-  const result = message && isObject(message.result) ? message.result : undefined;
+const DiscoverAnswerSchema = z
+  .object({
+    result: z
+      .object({
+        supportedVersions: z.array(z.unknown()).catch([]),
+        capabilities: z
+          .object({ tools: z.object({ listChanged: z.literal(true) }) })
+          .transform(() => true)
+          .catch(false),
+      })
+      .optional()
+      .catch(undefined),
+    error: z
+      .object({
+        code: z.unknown(),
+        data: z.object({ supported: z.array(z.unknown()).catch([]) }).catch({ supported: [] }),
+      })
+      .optional()
+      .catch(undefined),
+  })
+  .catch({});
+
+/** What a `server/discover` answer says: the versions and tool-change announcements of a result, or an error's code. */
+export type DiscoverAnswer = z.infer<typeof DiscoverAnswerSchema>;
+
+/** Reads a `server/discover` answer (undefined when the body was not JSON). */
+export function readDiscoverAnswer(message: unknown): DiscoverAnswer {
+  return DiscoverAnswerSchema.parse(message);
+}
+
+/** Whether a `server/discover` answer says the server announces tool-list changes (spec "Discovery"). */
+export function announcesToolChanges(answer: DiscoverAnswer): boolean {
+  return answer.result?.capabilities === true;
+}
+
+/**
+ * The verdict of a `server/discover` probe from the HTTP status and the answer. Spec "Streamable
+ * HTTP, Backward Compatibility": a recognized modern JSON-RPC error means a modern server (never
+ * fall back); anything else means a legacy one. A modern server whose `supported` list names only
+ * 2025 versions is served the legacy way.
+ */
+export function probeVerdict(status: number, answer: DiscoverAnswer): ProbeVerdict {
+  const { result, error } = answer;
   if (status >= 200 && status < 300 && result) {
-    const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+    const versions = result.supportedVersions;
     if (versions.includes(MODERN_PROTOCOL_VERSION)) return { era: 'modern' };
     return versions.some(isLegacyVersion)
       ? { era: 'legacy' }
       : { era: 'none', reason: `backend supports none of the router's protocol versions (it lists ${describeVersions(versions)})` };
   }
-  const error = message && isObject(message.error) ? message.error : undefined;
   const code = error?.code;
   if (code === MODERN_ERROR_CODES.unsupportedVersion) {
-    const data = isObject(error?.data) ? error.data : {};
-    const supported = Array.isArray(data.supported) ? data.supported : [];
+    const supported = error?.data.supported ?? [];
     if (supported.some(isLegacyVersion)) return { era: 'legacy' };
     return { era: 'none', reason: `backend does not support protocol ${MODERN_PROTOCOL_VERSION} (it lists ${describeVersions(supported)})` };
   }
@@ -100,6 +139,9 @@ export function probeVerdict(status: number, body: unknown): ProbeVerdict {
   return { era: 'legacy' };
 }
 
+/** The `data` of an UnsupportedProtocolVersion error: the versions the server speaks. */
+const RefusalDataSchema = z.object({ supported: z.array(z.unknown()) }).catch({ supported: [] });
+
 /**
  * The connect failure of a 2025 client (`initialize`) refused by a server that speaks only modern
  * versions (spec "Versioning": such a server SHOULD name its versions in the error), or undefined
@@ -107,25 +149,44 @@ export function probeVerdict(status: number, body: unknown): ProbeVerdict {
  */
 export function initializeRefusal(code: unknown, data: unknown): string | undefined {
   if (code !== MODERN_ERROR_CODES.unsupportedVersion) return undefined;
-  const supported = isObject(data) && Array.isArray(data.supported) ? data.supported : [];
+  const { supported } = RefusalDataSchema.parse(data);
   if (!supported.includes(MODERN_PROTOCOL_VERSION)) return undefined;
   return `backend speaks only MCP 2026-07-28 (it refused initialize and lists ${describeVersions(supported)}); set era: auto or modern`;
 }
 
-/** One `tools/list` page of a modern backend, with its freshness hint (spec "Caching"). */
-export interface ModernToolsPage {
-  tools: unknown[];
-  nextCursor?: string;
-  /** Absent or negative is 0: immediately stale (spec "Time-to-Live (TTL) Field"). */
-  ttlMs: number;
-}
+/**
+ * One tool of a modern backend's listing: what the catalog reads, typed; the rest kept as sent
+ * (loose), since a 2026 tool may carry fields this router does not know. Annotations that break
+ * the spec's types are dropped (the gate then reads no hints) rather than failing the listing.
+ */
+export const ModernToolSchema = z.looseObject({
+  name: z.string(),
+  description: z.string().optional(),
+  inputSchema: JsonObjectSchema,
+  outputSchema: JsonObjectSchema.optional(),
+  annotations: ToolAnnotationsSchema.optional().catch(undefined),
+});
+
+/** A tool of a modern backend's listing, parsed. */
+export type ModernTool = z.infer<typeof ModernToolSchema>;
+
+/**
+ * One `tools/list` page of a modern backend, with its freshness hint (spec "Caching"): an absent,
+ * zero or negative `ttlMs` is 0, immediately stale (spec "Time-to-Live (TTL) Field").
+ */
+const ToolsPageSchema = z.object({
+  tools: z.array(ModernToolSchema),
+  nextCursor: z.string().optional(),
+  ttlMs: z.number().positive().transform(Math.floor).catch(0),
+});
+
+/** One `tools/list` page of a modern backend, parsed. */
+export type ModernToolsPage = z.infer<typeof ToolsPageSchema>;
 
 /** A `tools/list` result, or undefined when it is not one. */
 export function readToolsPage(result: unknown): ModernToolsPage | undefined {
-  if (!isObject(result) || !Array.isArray(result.tools)) return undefined;
-  if (result.nextCursor !== undefined && typeof result.nextCursor !== 'string') return undefined;
-  const ttl = typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0;
-  return { tools: result.tools, ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}), ttlMs: ttl };
+  const page = ToolsPageSchema.safeParse(result);
+  return page.success ? page.data : undefined;
 }
 
 /**
@@ -136,46 +197,36 @@ export function readToolsPage(result: unknown): ModernToolsPage | undefined {
 export async function collectModernTools(
   fetchPage: (params: Record<string, unknown>) => Promise<unknown>,
   backend: string,
-): Promise<{ tools: Tool[]; ttlMs: number }> {
+): Promise<{ tools: ModernTool[]; ttlMs: number }> {
   let ttlMs = Number.POSITIVE_INFINITY;
   const tools = await collectToolPages(async (cursor) => {
     const page = readToolsPage(readRpcResult(await fetchPage(cursor === undefined ? {} : { cursor }), backend));
     if (!page) throw new Error(`backend ${backend} sent a malformed tools/list result`);
     ttlMs = Math.min(ttlMs, page.ttlMs);
-    return { tools: page.tools as Tool[], ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
+    return page;
   });
   return { tools, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0 };
 }
 
+/** A JSON-RPC answer outside the hot path: its result, or its error's code. */
+const RpcAnswerSchema = z.object({
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
+/** The error of such an answer: its code, never its message. */
+const RpcErrorSchema = z.object({ code: z.number() });
+
 /** The result of a JSON-RPC answer, or an Error naming the backend and the failure kind only. */
 export function readRpcResult(message: unknown, backend: string): unknown {
-  if (typeof message !== 'object' || message === null) throw backendFailure.malformed(backend);
-  const { result, error } = message as { result?: unknown; error?: { code?: unknown } };
+  const answer = RpcAnswerSchema.safeParse(message);
+  if (!answer.success) throw backendFailure.malformed(backend);
+  const { result, error } = answer.data;
   if (error !== undefined) {
-    throw typeof error?.code === 'number' ? backendFailure.jsonRpcError(backend, error.code) : backendFailure.malformed(backend);
+    const parsed = RpcErrorSchema.safeParse(error);
+    throw parsed.success ? backendFailure.jsonRpcError(backend, parsed.data.code) : backendFailure.malformed(backend);
   }
   return result;
-}
-
-/** Whether a `server/discover` answer says the server announces tool-list changes (spec "Discovery"). */
-export function announcesToolChanges(message: unknown): boolean {
-  const result = (message as { result?: { capabilities?: { tools?: { listChanged?: unknown } } } } | undefined)?.result;
-  return result?.capabilities?.tools?.listChanged === true;
-}
-
-/**
- * Whether a message belongs to the `subscriptions/listen` request `id` on a channel every
- * subscription shares (stdio): its final response, or a notification whose `_meta` carries that
- * subscription id. On stdio a client MUST correlate by this field (spec "Subscriptions").
- */
-export function belongsToSubscription(message: unknown, id: string): boolean {
-  if (!isObject(message)) return false;
-  if ('method' in message) {
-    const params = isObject(message.params) ? message.params : {};
-    const meta = isObject(params._meta) ? params._meta : {};
-    return meta[META_KEYS.subscriptionId] === id;
-  }
-  return message.id === id;
 }
 
 /** Bounds of the re-list schedule a modern backend's `ttlMs` sets. */
@@ -208,6 +259,42 @@ export function relistDelayMs(ttlMs: number, listening: boolean, random: number)
   return Math.min(Math.round(base * (1 + RELIST.jitter * random)), RELIST.maxMs);
 }
 
+/**
+ * A message on a `subscriptions/listen` stream (or, on stdio, on the pipe every subscription
+ * shares), as far as the router reads it. Every field falls back to "absent", so any JSON reads.
+ */
+const ListenMessageSchema = z.object({
+  id: z.unknown().optional(),
+  method: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+  params: z
+    .object({
+      _meta: z.object({ [META_KEYS.subscriptionId]: z.unknown().optional() }).catch({}),
+      notifications: z.object({ toolsListChanged: z.unknown().optional() }).catch({}),
+    })
+    .catch({ _meta: {}, notifications: {} }),
+});
+
+/** A message read as a listen stream's, or undefined when it is not a JSON object. */
+export type ListenMessage = z.infer<typeof ListenMessageSchema>;
+
+/** Reads one message of a listen stream; undefined when it is not a JSON object. */
+export function readListenMessage(message: unknown): ListenMessage | undefined {
+  const parsed = ListenMessageSchema.safeParse(message);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Whether a message belongs to the `subscriptions/listen` request `id` on a channel every
+ * subscription shares (stdio): its final response, or a notification whose `_meta` carries that
+ * subscription id. On stdio a client MUST correlate by this field (spec "Subscriptions").
+ */
+export function belongsToSubscription(message: ListenMessage, id: string): boolean {
+  if (message.method !== undefined) return message.params._meta[META_KEYS.subscriptionId] === id;
+  return message.id === id;
+}
+
 /** What one message on a `subscriptions/listen` stream means to the router. */
 export type ListenEvent =
   | { kind: 'acknowledged'; toolsListChanged: boolean }
@@ -216,20 +303,23 @@ export type ListenEvent =
   | { kind: 'closed' }
   | { kind: 'other' };
 
-/** Reads one message of the listen stream opened by request `id`. */
-export function readListenEvent(message: unknown, id: string): ListenEvent {
-  if (!isObject(message)) return { kind: 'other' };
-  if (message.id === id && ('result' in message || 'error' in message)) return { kind: 'closed' };
-  const params = isObject(message.params) ? message.params : {};
-  const meta = isObject(params._meta) ? params._meta : {};
+/** What one message of the listen stream opened by request `id` means. */
+export function listenEventOf(message: ListenMessage | undefined, id: string): ListenEvent {
+  if (!message) return { kind: 'other' };
+  if (message.id === id && (message.result !== undefined || message.error !== undefined)) return { kind: 'closed' };
+  const subscription = message.params._meta[META_KEYS.subscriptionId];
   // On HTTP each stream is its own subscription; the id check guards a server that mixes them.
-  if (meta[META_KEYS.subscriptionId] !== undefined && meta[META_KEYS.subscriptionId] !== id) return { kind: 'other' };
+  if (subscription !== undefined && subscription !== id) return { kind: 'other' };
   if (message.method === 'notifications/subscriptions/acknowledged') {
-    const granted = isObject(params.notifications) ? params.notifications : {};
-    return { kind: 'acknowledged', toolsListChanged: granted.toolsListChanged === true };
+    return { kind: 'acknowledged', toolsListChanged: message.params.notifications.toolsListChanged === true };
   }
   if (message.method === 'notifications/tools/list_changed') return { kind: 'tools_changed' };
   return { kind: 'other' };
+}
+
+/** Reads one message of the listen stream opened by request `id`. */
+export function readListenEvent(message: unknown, id: string): ListenEvent {
+  return listenEventOf(readListenMessage(message), id);
 }
 
 function isLegacyVersion(version: unknown): boolean {
@@ -239,72 +329,4 @@ function isLegacyVersion(version: unknown): boolean {
 function describeVersions(versions: unknown[]): string {
   const shown = versions.filter((v): v is string => typeof v === 'string').slice(0, 5);
   return shown.length === 0 ? 'none' : shown.join(', ');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** One `x-mcp-header` annotation of a tool: the `Mcp-Param-{name}` header and the argument path. */
-export interface ParamHeader {
-  header: string;
-  path: string[];
-}
-
-/** RFC 9110 field-name token (`1*tchar`). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
-
-/**
- * The `x-mcp-header` annotations of a tool's `inputSchema` (spec 2026-07-28, Streamable HTTP,
- * "Custom Headers from Tool Parameters"), or why the tool definition is invalid: a client MUST
- * leave such a tool out of its listing. Valid: a non-empty token, unique without regard to case, on
- * a string, integer or boolean property reached from the root through `properties` keys only.
- */
-export function paramHeadersOf(inputSchema: unknown): ParamHeader[] | { invalid: string } {
-  const found: ParamHeader[] = [];
-  const problems: string[] = [];
-  const reachable = new Set<unknown>();
-  const walk = (schema: unknown, path: string[]): void => {
-    if (!isObject(schema) || !isObject(schema.properties)) return;
-    for (const [key, property] of Object.entries(schema.properties)) {
-      if (!isObject(property)) continue;
-      const at = [...path, key];
-      if ('x-mcp-header' in property) {
-        reachable.add(property);
-        const name = property['x-mcp-header'];
-        if (typeof name !== 'string' || !TOKEN.test(name)) problems.push(`x-mcp-header of ${at.join('.')} is not a header name`);
-        else if (typeof property.type !== 'string' || !HEADER_TYPES.has(property.type)) problems.push(`x-mcp-header on ${at.join('.')}, which is not a string, integer or boolean`);
-        else if (found.some((h) => h.header.toLowerCase() === name.toLowerCase())) problems.push(`x-mcp-header ${name} is used twice`);
-        else found.push({ header: name, path: at });
-      }
-      walk(property, at);
-    }
-  };
-  walk(inputSchema, []);
-  // An annotation anywhere else (under items, oneOf, $ref targets…) makes the definition invalid.
-  const stray = (node: unknown, inProperties: boolean): boolean => {
-    if (Array.isArray(node)) return node.some((n) => stray(n, false));
-    if (!isObject(node)) return false;
-    if (!inProperties && 'x-mcp-header' in node && !reachable.has(node)) return true;
-    return Object.entries(node).some(([key, child]) => (inProperties ? stray(child, false) : key !== 'x-mcp-header' && stray(child, key === 'properties')));
-  };
-  if (stray(inputSchema, false)) problems.push('x-mcp-header outside a chain of properties');
-  return problems.length > 0 ? { invalid: problems[0] } : found;
-}
-
-/**
- * The `Mcp-Param-*` headers of one call: each annotated argument that is present, as its string
- * form (spec "Value Encoding"); a missing or null value has no header.
- */
-export function paramHeaderValues(headers: readonly ParamHeader[], args: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const { header, path } of headers) {
-    let value: unknown = args;
-    for (const key of path) value = isObject(value) ? value[key] : undefined;
-    if (typeof value === 'string') out[`mcp-param-${header.toLowerCase()}`] = headerValue(value);
-    else if (typeof value === 'boolean') out[`mcp-param-${header.toLowerCase()}`] = String(value);
-    else if (typeof value === 'number' && Number.isSafeInteger(value)) out[`mcp-param-${header.toLowerCase()}`] = String(value);
-  }
-  return out;
 }

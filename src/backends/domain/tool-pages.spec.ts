@@ -7,7 +7,7 @@ import { collectToolPages, type ToolPage } from './tool-pages';
 const tool = (name: string): Tool => ({ name, inputSchema: { type: 'object' } });
 
 test('every page is collected in order, each asked with the cursor the last one gave', async () => {
-  const pages: Record<string, ToolPage> = { start: { tools: [tool('a')], nextCursor: 'p2' }, p2: { tools: [tool('b'), tool('c')], nextCursor: 'p3' }, p3: { tools: [tool('d')] } };
+  const pages: Record<string, ToolPage<Tool>> = { start: { tools: [tool('a')], nextCursor: 'p2' }, p2: { tools: [tool('b'), tool('c')], nextCursor: 'p3' }, p3: { tools: [tool('d')] } };
   const asked: (string | undefined)[] = [];
   const tools = await collectToolPages(async (cursor) => (asked.push(cursor), pages[cursor ?? 'start']));
   assert.deepEqual(tools.map((t) => t.name), ['a', 'b', 'c', 'd']);

@@ -1,9 +1,8 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TOOL_PAGES } from './limits';
 
 /** One page of `tools/list` as any channel reads it. */
-export interface ToolPage {
-  tools: Tool[];
+export interface ToolPage<T> {
+  tools: T[];
   nextCursor?: string;
 }
 
@@ -11,8 +10,8 @@ export interface ToolPage {
  * Every page of `tools/list` (spec "Pagination"), fetched one after the other with `listPage`.
  * A backend that repeats a cursor or pages past `MAX_TOOL_PAGES` is broken: the listing fails.
  */
-export async function collectToolPages(listPage: (cursor: string | undefined) => Promise<ToolPage>): Promise<Tool[]> {
-  const tools: Tool[] = [];
+export async function collectToolPages<T>(listPage: (cursor: string | undefined) => Promise<ToolPage<T>>): Promise<T[]> {
+  const tools: T[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {

@@ -1,20 +1,12 @@
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Logger } from '@nestjs/common';
-import { describeFailure, ResponseTooLargeError } from '../domain/backend-failures';
+import { ResponseTooLargeError } from '../domain/backend-failures';
 import { MAX_RESPONSE_BYTES } from '../domain/limits';
-import type { ChannelEvents } from './backend-channel';
 
 /**
- * What the HTTP and SSE channels share: the fetch under the SDK's transports, and how their
- * transport errors read. Imports `domain/` only; no channel imports another.
- */
-
-/**
- * The fetch every HTTP and SSE backend's SDK transport uses.
- * - Backend URLs come only from config (issue #6): a redirect is refused rather than followed, so
- *   a compromised or misconfigured backend cannot send the router, with its configured
+ * The fetch every 2025-era HTTP and SSE backend's SDK transport uses (the SDK transport moves the
+ * messages; this bounds what each request may cost).
+ * - Backend URLs come only from config: a redirect is refused rather than followed, so a
+ *   compromised or misconfigured backend cannot send the router, with its configured
  *   credentials, to another host.
  * - A POST's response (one call's answer) is capped like every channel's answer: a 12 MiB answer
  *   fails its own call while it streams in, instead of being buffered and parsed whole on the
@@ -69,7 +61,8 @@ export function guardedFetch(maxResponseBytes: number = MAX_RESPONSE_BYTES, requ
  * says more than `maxBytes`; `done` runs when the body ends or fails.
  */
 function capped(response: Response, measure: (chunk: Uint8Array) => number, maxBytes: number, done: () => void): Response {
-  const body = response.body!.pipeThrough(
+  if (response.body === null) return response;
+  const body = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         if (measure(chunk) <= maxBytes) return controller.enqueue(chunk);
@@ -122,37 +115,4 @@ function refuseRedirect(response: Response): Response {
     throw new Error(`backend answered a redirect (${response.status}); redirects are not followed`);
   }
   return response;
-}
-
-/**
- * What an HTTP or SSE transport error says about the connection. Streamable HTTP has no "closed"
- * event of its own: its errors are the only sign that a server went away.
- * - `lost`: the server is unreachable or no longer knows our session; reconnect.
- * - `suspect`: a response stream broke; a crashed server and a proxy cutting an idle stream look
- *   the same, so the supervisor probes with a ping before tearing down calls in flight.
- * - `benign`: one bad message on a working connection.
- */
-export type TransportErrorKind = 'lost' | 'suspect' | 'benign';
-
-export function classifyTransportError(err: unknown): TransportErrorKind {
-  if (err instanceof SseError) return 'lost'; // legacy SSE: the session lives and dies with its stream
-  if (err instanceof StreamableHTTPError) return err.code === 404 ? 'lost' : 'benign'; // spec: 404 = session gone
-  if (!(err instanceof Error)) return 'benign';
-  // fetch rejects with TypeError('fetch failed') when the server refuses or drops the connection.
-  if (err instanceof TypeError) return 'lost';
-  if (/^(Failed to reconnect|Maximum reconnection attempts)/.test(err.message)) return 'lost';
-  if (err.message.startsWith('SSE stream disconnected')) return 'suspect';
-  return 'benign';
-}
-
-/** Reports an HTTP or SSE transport error to the supervisor as what it says about the connection. */
-export function reportTransportError(err: Error, events: ChannelEvents, logger: Logger, backend: string): void {
-  switch (classifyTransportError(err)) {
-    case 'lost':
-      return events.onLost(describeFailure(err));
-    case 'suspect':
-      return events.onSuspect();
-    case 'benign':
-      logger.debug({ msg: 'transport error', backend, detail: describeFailure(err) });
-  }
 }

@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { classifyTransportError, eventSizeMeter, guardedFetch } from './remote-transport';
+import { eventSizeMeter, guardedFetch } from './remote-transport';
 
 const fetchWithoutRedirects = guardedFetch();
 
@@ -102,14 +100,4 @@ test('a POST that outlives its timeout is aborted, and the transport signal gets
   assert.equal(EventEmitter.getEventListeners(outer.signal, 'abort').length, 0);
   hang.closeAllConnections();
   hang.close();
-});
-
-test('transport errors are told apart: lost, suspect, benign', () => {
-  assert.equal(classifyTransportError(new TypeError('fetch failed')), 'lost');
-  assert.equal(classifyTransportError(new StreamableHTTPError(404, 'session not found')), 'lost');
-  assert.equal(classifyTransportError(new StreamableHTTPError(500, 'oops')), 'benign');
-  assert.equal(classifyTransportError(new SseError(undefined, 'stream broke', {} as never)), 'lost');
-  assert.equal(classifyTransportError(new Error('Maximum reconnection attempts (2) exceeded.')), 'lost');
-  assert.equal(classifyTransportError(new Error('SSE stream disconnected: TypeError: terminated')), 'suspect');
-  assert.equal(classifyTransportError(new Error('Unexpected token')), 'benign');
 });

@@ -1,9 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { Logger } from '@nestjs/common';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { RESPONSE_TOO_LARGE_CODE } from '../domain/backend-failures';
+import type { StdioBackendConfig } from '../../config/config.types';
+import { RESPONSE_TOO_LARGE_CODE, systemErrorCode } from '../domain/backend-failures';
 import { KILL_GRACE_MS, MAX_RESPONSE_BYTES } from '../domain/limits';
 import { type Frame, type JsonRpcId, LineFramer, responseIdOf } from '../domain/line-framer';
 
@@ -27,36 +25,41 @@ const STDERR_LINE_BYTES = 4 * 1024;
 const LOGGED_LINE_CHARS = 500;
 /** After the leader exits, how long to wait for the pipes to close before reporting the close. */
 const PIPE_DRAIN_MS = 1_000;
-/** Prefix of direct request ids: numbers are the SDK client's, so the two never collide. */
-const DIRECT_ID_PREFIX = 'd';
 
-/** A request sent with `request()`, waiting for its answer. */
-interface DirectCall {
-  resolve: (message: unknown) => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
+/** The JSON-RPC error an over-long answer stands for: the request it answered fails with it. */
+export interface OversizedAnswer {
+  code: number;
+  message: string;
+  data: { reason: 'response_too_large'; bytes: number; limitBytes: number };
 }
 
 /**
- * MCP stdio transport (spec "Transports › stdio") over a child process of its own process group.
- * Unlike the SDK's StdioClientTransport it can kill the whole group (servers started through
- * `npx`/`uvx`/shell wrappers leave grandchildren otherwise) and it caps line length, so one huge
- * response fails only its own call instead of the whole connection.
+ * MCP stdio transport (spec "Transports › stdio") over a child process of its own process group:
+ * it moves messages, one JSON text per line, and matches nothing (the requests it carries are
+ * tracked above it, `protocol/stdio-requests.ts`). Unlike the SDK's StdioClientTransport it can
+ * kill the whole group (servers started through `npx`/`uvx`/shell wrappers leave grandchildren
+ * otherwise) and it caps line length, so one huge response fails only its own call instead of the
+ * whole connection.
  */
-export class StdioProcessTransport implements Transport {
+export class StdioProcessTransport {
+  /** The child exited (or never ran) and its pipes are closed. */
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /**
+   * One parsed line. Returns false when it is not a JSON-RPC message: the line is logged and
+   * dropped (some servers print banners to stdout).
+   */
+  onmessage?: (message: unknown) => boolean;
+  /**
+   * A line over the cap whose edges name the id it answers: fails that request if one waits for it
+   * (true), so it does not wait for its deadline.
+   */
+  onoversized?: (id: JsonRpcId, error: OversizedAnswer) => boolean;
 
   private readonly logger = new Logger(StdioProcessTransport.name);
   private readonly maxLineBytes: number;
   private readonly stdout: LineFramer;
   private readonly stderr = new LineFramer({ maxLineBytes: STDERR_LINE_BYTES, edgeBytes: EDGE_BYTES });
-  /** Ids of the SDK's requests still waiting for an answer: only those may get a synthesized error. */
-  private readonly pending = new Set<JsonRpcId>();
-  /** Requests sent with `request()`: answered here, never seen by the SDK. */
-  private readonly direct = new Map<string, DirectCall>();
-  private nextDirectId = 0;
   private child: ChildProcessWithoutNullStreams | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private finished = false;
@@ -74,6 +77,18 @@ export class StdioProcessTransport implements Transport {
   constructor(private readonly options: StdioProcessOptions) {
     this.maxLineBytes = options.maxLineBytes ?? MAX_RESPONSE_BYTES;
     this.stdout = new LineFramer({ maxLineBytes: this.maxLineBytes, edgeBytes: EDGE_BYTES });
+  }
+
+  /** How a stdio backend's child is started, whichever era it speaks. */
+  static optionsOf(config: StdioBackendConfig): StdioProcessOptions {
+    return {
+      name: config.name,
+      command: config.command,
+      args: config.args,
+      // Exactly the configured env: the router's own secrets never leak into a backend.
+      env: { ...config.inheritedEnv, ...config.env },
+      cwd: config.cwd,
+    };
   }
 
   /** Process id of the child, which is also its process group id (it is spawned detached). */
@@ -138,53 +153,13 @@ export class StdioProcessTransport implements Transport {
     });
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    // Plain checks: only the message kind matters here, and this runs for every message sent.
-    const m = message as { id?: JsonRpcId; method?: string; params?: { requestId?: unknown } };
-    if (typeof m.method === 'string' && m.id !== undefined) this.pending.add(m.id);
-    if (m.method === 'notifications/cancelled' && m.id === undefined) {
-      const requestId = m.params?.requestId;
-      if (typeof requestId === 'string' || typeof requestId === 'number') this.pending.delete(requestId);
-    }
-    await this.write(message);
-  }
-
-  /**
-   * One request outside the SDK's client, for the hot path (`tools/call`): its answer is matched
-   * here by id and handed back raw, without the SDK's schema parsing and bookkeeping, and it is
-   * bounded like any other (a cap on the answer's line, a deadline after which the backend is sent
-   * `notifications/cancelled`). Rejects with the SDK's error codes, so one mapping reads both paths.
-   */
-  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<{ id: string; message: unknown }> {
-    const id = `${DIRECT_ID_PREFIX}${++this.nextDirectId}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.direct.delete(id);
-        reject(new McpError(ErrorCode.RequestTimeout, 'Request timed out'));
-        void this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'deadline passed' } }).catch(() => undefined);
-      }, timeoutMs);
-      this.direct.set(id, { resolve: (message) => resolve({ id, message }), reject, timer });
-      this.write({ jsonrpc: '2.0', id, method, params }).catch((err: Error) => this.settleDirect(id, err));
-    });
-  }
-
-  private async write(message: object): Promise<void> {
+  /** Writes one message as a line on the child's stdin; rejects with "Not connected" once it is gone. */
+  async send(message: object): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.finished || this.closing || !stdin.writable) throw new Error('Not connected');
     await new Promise<void>((resolve, reject) => {
-      stdin.write(serializeMessage(message as JSONRPCMessage), (err) => (err ? reject(err) : resolve()));
+      stdin.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
     });
-  }
-
-  /** Settles a direct request with its answer or an error; false if no such request waits. */
-  private settleDirect(id: string, outcome: Error | { answer: unknown }): boolean {
-    const call = this.direct.get(id);
-    if (!call) return false;
-    this.direct.delete(id);
-    clearTimeout(call.timer);
-    if (outcome instanceof Error) call.reject(outcome);
-    else call.resolve(outcome.answer);
-    return true;
   }
 
   /**
@@ -227,14 +202,7 @@ export class StdioProcessTransport implements Transport {
     } catch {
       return this.badLine(frame.text);
     }
-    // The answer to a direct request goes straight back to it; its caller checks its shape.
-    const id = (parsed as { id?: unknown } | null)?.id;
-    if (typeof id === 'string' && id.startsWith(DIRECT_ID_PREFIX) && this.settleDirect(id, { answer: parsed })) return;
-    const checked = JSONRPCMessageSchema.safeParse(parsed);
-    if (!checked.success) return this.badLine(frame.text);
-    const message = checked.data;
-    if ('id' in message && !('method' in message) && message.id !== undefined) this.pending.delete(message.id);
-    this.onmessage?.(message);
+    if (this.onmessage?.(parsed) === false) this.badLine(frame.text);
   }
 
   private badLine(text: string): void {
@@ -246,17 +214,10 @@ export class StdioProcessTransport implements Transport {
   /** Fails exactly the call the over-long line answered; every other call goes on. */
   private handleOversized(bytes: number, head: string, tail: string): void {
     const id = responseIdOf(head, tail);
-    const direct = typeof id === 'string' && this.direct.has(id);
-    const known = direct || (id !== undefined && this.pending.has(id));
-    this.logger.warn({ msg: 'dropped over-long stdout line', backend: this.options.name, bytes, limitBytes: this.maxLineBytes, failedRequest: known });
-    if (id === undefined || !known) return; // unattributable: the call it answered runs into its timeout
-    const error = { code: RESPONSE_TOO_LARGE_CODE, message: 'Response too large', data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes } };
-    if (direct) {
-      this.settleDirect(id as string, new McpError(error.code, error.message, error.data));
-      return;
-    }
-    this.pending.delete(id);
-    this.onmessage?.({ jsonrpc: '2.0', id, error });
+    const error: OversizedAnswer = { code: RESPONSE_TOO_LARGE_CODE, message: 'Response too large', data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes } };
+    // Unattributable (no id, or none waits for it): the call it answered runs into its timeout.
+    const failed = id !== undefined && (this.onoversized?.(id, error) ?? false);
+    this.logger.warn({ msg: 'dropped over-long stdout line', backend: this.options.name, bytes, limitBytes: this.maxLineBytes, failedRequest: failed });
   }
 
   private onStderr(chunk: Buffer): void {
@@ -288,8 +249,6 @@ export class StdioProcessTransport implements Transport {
     this.finished = true;
     if (this.killTimer) clearTimeout(this.killTimer);
     if (this.drainTimer) clearTimeout(this.drainTimer);
-    this.pending.clear();
-    for (const id of [...this.direct.keys()]) this.settleDirect(id, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     this.resolveFinished();
     this.onclose?.();
   }
@@ -301,7 +260,7 @@ export class StdioProcessTransport implements Transport {
       process.kill(-pid, signal);
     } catch (err) {
       // ESRCH: the whole group is already gone, which is the goal.
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') this.child?.kill(signal);
+      if (systemErrorCode(err) !== 'ESRCH') this.child?.kill(signal);
     }
   }
 }
