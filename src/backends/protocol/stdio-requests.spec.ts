@@ -58,12 +58,11 @@ test("the router's requests get their own answers beside the SDK client's; an ov
 test('a request past its deadline rejects with the timeout code; one in flight when the child dies, at once', async () => {
   const { requests, transport } = await connect();
   await assert.rejects(requests.request('tools/call', { name: 'sleep', arguments: { ms: 2000 } }, 100, raw), (err: unknown) => err instanceof McpError && err.code === ErrorCode.RequestTimeout);
-  const started = Date.now();
-  const inFlight = requests.request('tools/call', { name: 'sleep', arguments: { ms: 10_000 } }, 20_000, raw);
+  // ConnectionClosed, not RequestTimeout ten minutes on: the call failed when the child died.
+  const inFlight = requests.request('tools/call', { name: 'sleep', arguments: { ms: 600_000 } }, 600_000, raw);
   await sleep(50);
   process.kill(transport.pid!, 'SIGKILL');
   await assert.rejects(inFlight, (err: unknown) => err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
-  assert.ok(Date.now() - started < 2000);
   await transport.close();
 });
 
