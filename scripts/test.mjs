@@ -35,6 +35,7 @@ const SOCKET_SPECS = new Set([
   'backends.service.spec.js',
   'backend-channel.spec.js',
   'stdio-process.transport.spec.js',
+  'stdio-requests.spec.js',
   'http-call-client.spec.js',
   'remote-transport.spec.js',
   'embeddings.client.spec.js',
