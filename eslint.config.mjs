@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['dist/', 'coverage/', 'data/', '.tmp/', 'helm/', 'bench/discovery/']),
+  globalIgnores(['dist/', 'dist-test/', '.dist-*/', 'coverage/', 'data/', '.tmp/', 'helm/', 'bench/discovery/']),
   {
     files: ['**/*.mjs'],
     extends: [js.configs.recommended],
