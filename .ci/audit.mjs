@@ -1,4 +1,4 @@
-// The production dependency audit (issue 6): `npm audit --omit=dev`, failing on any high or
+// The production dependency audit: `npm audit --omit=dev`, failing on any high or
 // critical advisory that .ci/audit-exceptions.json does not document. A registry that cannot
 // answer audits (some mirrors answer 405 on the advisories endpoint) gives no result: that is
 // said loudly and does not fail the run, since nothing was learned either way.

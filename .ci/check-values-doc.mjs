@@ -1,5 +1,5 @@
-// Checks that every key of the chart's values.yaml has a comment just above it (issue 4: "every
-// key commented"). Keys are followed into the chart's own sections (objects whose schema lists
+// Checks that every key of the chart's values.yaml has a comment just above it, so an operator
+// reading values.yaml finds every setting explained. Keys are followed into the chart's own sections (objects whose schema lists
 // their properties); Kubernetes objects passed through as they are (probes, resources, security
 // contexts, marked with a "$comment" starting "Kubernetes" in the schema) are one documented key.
 //

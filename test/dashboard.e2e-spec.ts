@@ -97,7 +97,7 @@ describe('the Grafana dashboard', () => {
     }
   });
 
-  test('has the panels the chart promises (issue 4)', () => {
+  test('has the panels the chart promises', () => {
     const all = queries().join('\n');
     const expected: [string, RegExp][] = [
       ['calls by status', /sum by \(status\) \(rate\(centralmcp_router_calls_total\b/],

@@ -1,8 +1,9 @@
 import type { CallStatus } from './call-status';
 
 /**
- * Every failure the router can name. Errors stay values with a code until the edge: `mcp/` alone
- * turns them into JSON-RPC errors, HTTP statuses or call statuses.
+ * Every failure the router can name. Errors stay values with a code until an answer is shaped:
+ * `statusOf` below turns a code into a call status (for the answers module), and `mcp/` turns the
+ * refusals of a request into JSON-RPC errors and HTTP statuses (architecture §12, §13).
  */
 export type RouterErrorCode =
   | 'invalid_call'

@@ -158,7 +158,7 @@ The router config file (architecture §3): the demo when no backends are set, ot
 {{- end }}
 {{- end }}
 {{- if .Values.redis.enabled }}
-{{- /* Shared buckets (issue 15): the URL stays in a Secret, the config names its variable. */}}
+{{- /* Shared buckets: the URL stays in a Secret, the config names its variable. */}}
 {{- $rateLimit := get $file "rateLimit" | default dict }}
 {{- $redis := dict "url" "${CENTRALMCP_REDIS_URL}" "fail" .Values.redis.fail "replicas" (include "centralmcp-router.redisReplicas" . | int) }}
 {{- with .Values.redis.keyPrefix }}{{ $_ := set $redis "keyPrefix" . }}{{ end }}
@@ -171,7 +171,7 @@ The router config file (architecture §3): the demo when no backends are set, ot
 {{- $_ := set $file "rateLimit" $rateLimit }}
 {{- end }}
 {{- if ne .Values.trust.mode "off" }}
-{{- /* Pinned definitions (issue 14): the file lives on the trust volume, see trustVolume. */}}
+{{- /* Pinned definitions: the file lives on the trust volume, see trustVolume. */}}
 {{- include "centralmcp-router.trustCheck" . }}
 {{- $trust := dict "mode" .Values.trust.mode "pinsFile" (include "centralmcp-router.pinsFile" .) "approveNewBackends" .Values.trust.approveNewBackends }}
 {{- if not (kindIs "invalid" .Values.trust.relistSeconds) }}{{ $_ := set $trust "relistSeconds" (.Values.trust.relistSeconds | int) }}{{ end }}
