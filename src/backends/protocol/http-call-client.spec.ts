@@ -113,6 +113,19 @@ test('a call past its deadline answers backend_timeout, its request is closed, a
   calls.close();
 });
 
+test('a call given up at its deadline on a reused pooled socket is never sent again', async () => {
+  const calls = client();
+  respond = (m, res) => json(res, { jsonrpc: '2.0', id: m.id, result: result('pooled') });
+  await calls.callTool(SESSION, 'read', {}, 1000);
+  respond = () => undefined; // never answers: the call is torn down at its deadline
+  await assert.rejects(calls.callTool(SESSION, 'slow', {}, 150), (err) => err instanceof RouterError && err.code === 'backend_timeout');
+  await new Promise((r) => setTimeout(r, 300));
+  const sent = received.filter((r) => r.message.method === 'tools/call').map((r) => r.message.id);
+  assert.equal(sent.length, 2, JSON.stringify(sent));
+  assert.equal(new Set(sent).size, 2);
+  calls.close();
+});
+
 test("a JSON-RPC error answers backend_failed with its code and never the backend's message", async () => {
   respond = (m, res) => json(res, { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'bad path /secret/canary' } });
   const calls = client();

@@ -157,7 +157,8 @@ export class HttpClientTransport {
       if (post.req === req) this.replies.closed(id);
     });
     req.on('error', (err) => {
-      if (post.req !== req) return;
+      // A request torn down on purpose (its deadline passed, its answer failed) is not resent.
+      if (post.req !== req || post.destroyed) return;
       const failure = this.socketFailure(err, !responded && req.reusedSocket);
       if (failure instanceof StaleSocketError && !post.resent) {
         post.resent = true;
@@ -269,6 +270,8 @@ export class Post {
   req: ClientRequest | undefined;
   /** Sent once more after a stale pooled socket. */
   resent = false;
+  /** Torn down by its owner: nobody waits for it any more. */
+  destroyed = false;
 
   constructor(
     readonly id: string,
@@ -279,6 +282,7 @@ export class Post {
 
   /** Tears the request down: its socket is not kept for a request nobody waits for. */
   destroy(): void {
+    this.destroyed = true;
     this.req?.destroy();
   }
 }
