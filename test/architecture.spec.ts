@@ -145,6 +145,21 @@ test('domain/ code is pure: no Nest, no clock, no environment, no I/O', () => {
   assert.deepEqual(offenders, []);
 });
 
+/** Domain files that hold only constants: nothing in them can be wrong in a way a spec would catch. */
+const CONSTANTS_ONLY = new Set(['backends/domain/limits.ts']);
+
+test('every domain file with logic has its spec beside it (`x.spec.ts` or `x.<aspect>.spec.ts`)', () => {
+  const missing = files
+    .filter((f) => f.path.includes('/domain/') && !CONSTANTS_ONLY.has(relative(SRC, f.path)))
+    .filter((f) => {
+      const stem = f.path.slice(0, -'.ts'.length);
+      const name = stem.slice(stem.lastIndexOf('/') + 1);
+      return !readdirSync(dirname(f.path)).some((entry) => entry === `${name}.spec.ts` || (entry.startsWith(`${name}.`) && entry.endsWith('.spec.ts')));
+    })
+    .map((f) => relative(SRC, f.path));
+  assert.deepEqual(missing, []);
+});
+
 test('named exports only, and no barrel index files inside modules', () => {
   assert.deepEqual(files.filter((f) => /^export default /m.test(f.text)).map((f) => relative(SRC, f.path)), []);
   assert.deepEqual(files.filter((f) => f.path.endsWith('/index.ts')).map((f) => relative(SRC, f.path)), []);
