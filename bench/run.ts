@@ -283,7 +283,7 @@ async function findToolInProcess(): Promise<Record<number, { buildMs: number; he
   const out: Awaited<ReturnType<typeof findToolInProcess>> = {};
   const lexicon = loadLexicon();
   for (const n of [100, 1000, 10_000]) {
-    const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
+    const catalog = toCatalogTools('synthetic', syntheticTools(n));
     const builds: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t = performance.now();
@@ -373,7 +373,7 @@ async function findToolWithEmbeddings(): Promise<void> {
   const lexicalOnly = new ToolSearchService(lexicalCatalog, new EmbeddingsService({}), lexicon);
   const registry = new RegistryService();
   const search = new ToolSearchService(registry, embeddings, lexicon);
-  const catalog = toCatalogTools('synthetic', syntheticTools(n) as unknown as Parameters<typeof toCatalogTools>[1]);
+  const catalog = toCatalogTools('synthetic', syntheticTools(n));
   lexicalCatalog.replaceTools('synthetic', catalog);
   let t = performance.now();
   registry.replaceTools('synthetic', catalog);

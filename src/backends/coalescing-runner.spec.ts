@@ -5,7 +5,7 @@ import { CoalescingRunner } from './coalescing-runner';
 
 test('a burst of requests costs one run after the delay', async () => {
   let runs = 0;
-  const runner = new CoalescingRunner(30, async () => void runs++);
+  const runner = new CoalescingRunner(30, () => Promise.resolve(void runs++));
   for (let i = 0; i < 50; i++) runner.request();
   assert.equal(runs, 0);
   await sleep(80);
@@ -39,7 +39,7 @@ test('a request during a run gives exactly one more run, never two at once', asy
 
 test('a steady storm runs at a bounded rate', async () => {
   let runs = 0;
-  const runner = new CoalescingRunner(40, async () => void runs++);
+  const runner = new CoalescingRunner(40, () => Promise.resolve(void runs++));
   const storm = setInterval(() => runner.request(), 2);
   await sleep(400);
   clearInterval(storm);
@@ -49,7 +49,7 @@ test('a steady storm runs at a bounded rate', async () => {
 
 test('nothing runs after stop', async () => {
   let runs = 0;
-  const runner = new CoalescingRunner(10, async () => void runs++);
+  const runner = new CoalescingRunner(10, () => Promise.resolve(void runs++));
   runner.request();
   runner.stop();
   await sleep(40);
@@ -58,12 +58,12 @@ test('nothing runs after stop', async () => {
 
 test('the delay grows to the spacing factor times the last run, within its cap', async () => {
   let clock = 0;
-  const runner = new CoalescingRunner(10, async () => void (clock += 30), { spacingFactor: 5, maxDelayMs: 1000, now: () => clock });
+  const runner = new CoalescingRunner(10, () => Promise.resolve(void (clock += 30)), { spacingFactor: 5, maxDelayMs: 1000, now: () => clock });
   assert.equal(runner.nextDelayMs, 10);
   runner.request();
   await sleep(40);
   assert.equal(runner.nextDelayMs, 150, 'a 30 ms run spaces the next by 5 x 30 ms');
-  const capped = new CoalescingRunner(10, async () => void (clock += 10_000), { spacingFactor: 5, maxDelayMs: 1000, now: () => clock });
+  const capped = new CoalescingRunner(10, () => Promise.resolve(void (clock += 10_000)), { spacingFactor: 5, maxDelayMs: 1000, now: () => clock });
   capped.request();
   await sleep(40);
   assert.equal(capped.nextDelayMs, 1000);

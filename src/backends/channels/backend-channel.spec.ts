@@ -51,11 +51,12 @@ async function remote(mode: 'streamableHttp' | 'sse'): Promise<Target> {
 }
 
 const TARGETS: Record<'stdio' | 'http' | 'sse', () => Promise<Target>> = {
-  stdio: async () => ({
-    config: stdioBackend('stdio', SERVER_ENTRIES.everything, ['stdio'], { timeoutMs: 5_000 }),
-    kill: async (channel) => channel.kill(),
-    stop: async () => undefined,
-  }),
+  stdio: () =>
+    Promise.resolve({
+      config: stdioBackend('stdio', SERVER_ENTRIES.everything, ['stdio'], { timeoutMs: 5_000 }),
+      kill: (channel: BackendChannel) => Promise.resolve(channel.kill()),
+      stop: () => Promise.resolve(),
+    }),
   http: () => remote('streamableHttp'),
   sse: () => remote('sse'),
 };

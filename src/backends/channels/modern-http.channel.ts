@@ -86,12 +86,18 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
     return this.session.ping(timeoutMs);
   }
 
-  async close(): Promise<void> {
-    if (!this.session.open) return;
-    this.session.close();
-    clearTimeout(this.listenRetryTimer);
-    this.listenRequest?.destroy();
-    this.calls.close();
+  /** Rejects rather than throws: a supervisor that closes without waiting goes on to its retry. */
+  close(): Promise<void> {
+    try {
+      if (!this.session.open) return Promise.resolve();
+      this.session.close();
+      clearTimeout(this.listenRetryTimer);
+      this.listenRequest?.destroy();
+      this.calls.close();
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   kill(): void {

@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import type { StdioBackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
-import { describeFailure } from '../domain/backend-failures';
+import { describeFailure, mcpErrorCode } from '../domain/backend-failures';
 import { modernOutcomeOf, readCallAnswer } from '../domain/call-answer';
 import type { RoundAnswer } from '../domain/input-required';
 import { CLIENT_INFO } from '../domain/limits';
@@ -94,6 +94,7 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
     try {
       verdict = await this.session.discover(timeoutMs);
     } catch (err) {
+      // eslint-disable-next-line preserve-caught-error -- describeFailure appends a cause's message, which would change the logged failure
       if (isTimeout(err)) throw new Error(MODERN_FAILURES.silentOnDiscovery(timeoutMs));
       throw err;
     }
@@ -191,5 +192,5 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
 }
 
 function isTimeout(err: unknown): boolean {
-  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+  return err instanceof McpError && mcpErrorCode(err) === ErrorCode.RequestTimeout;
 }

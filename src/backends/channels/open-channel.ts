@@ -1,5 +1,5 @@
 import { assertNever } from '../../common/assert-never';
-import type { BackendConfig } from '../../config/config.types';
+import type { BackendConfig, HttpBackendConfig, StdioBackendConfig } from '../../config/config.types';
 import type { BackendChannel, ChannelEvents } from './backend-channel';
 import { EraProbingChannel } from './era-probing.channel';
 import { HttpChannel } from './http.channel';
@@ -15,40 +15,56 @@ import { StdioChannel } from './stdio.channel';
 export function openChannel(config: BackendConfig, events: ChannelEvents): BackendChannel {
   switch (config.transport) {
     case 'stdio':
-      // stdio serves both eras too (spec 2026-07-28 stdio "Backward Compatibility"); an `auto`
-      // probe that finds a 2025 server hands the same child on to `initialize`.
-      switch (config.era ?? 'auto') {
-        case 'legacy':
-          return new StdioChannel(config, events);
-        case 'modern':
-          return new ModernStdioChannel(config, events);
-        case 'auto':
-          return new EraProbingChannel(
-            config.name,
-            () => new ModernStdioChannel(config, events),
-            async (probed) => new StdioChannel(config, events, probed.handOver()),
-          );
-      }
+      return openStdioChannel(config, events);
     case 'http':
-      // Streamable HTTP serves both eras (docs/backend-eras.md); the era is config's or the probe's.
-      switch (config.era ?? 'auto') {
-        case 'legacy':
-          return new HttpChannel(config, events);
-        case 'modern':
-          return new ModernHttpChannel(config, events);
-        case 'auto':
-          return new EraProbingChannel(
-            config.name,
-            () => new ModernHttpChannel(config, events),
-            async (probed) => {
-              await probed.close();
-              return new HttpChannel(config, events);
-            },
-          );
-      }
+      return openHttpChannel(config, events);
     case 'sse':
       return new SseChannel(config, events);
     default:
       return assertNever(config);
+  }
+}
+
+/**
+ * stdio serves both eras too (spec 2026-07-28 stdio "Backward Compatibility"); an `auto` probe
+ * that finds a 2025 server hands the same child on to `initialize`.
+ */
+function openStdioChannel(config: StdioBackendConfig, events: ChannelEvents): BackendChannel {
+  const era = config.era ?? 'auto';
+  switch (era) {
+    case 'legacy':
+      return new StdioChannel(config, events);
+    case 'modern':
+      return new ModernStdioChannel(config, events);
+    case 'auto':
+      return new EraProbingChannel(
+        config.name,
+        () => new ModernStdioChannel(config, events),
+        (probed) => Promise.resolve(new StdioChannel(config, events, probed.handOver())),
+      );
+    default:
+      return assertNever(era);
+  }
+}
+
+/** Streamable HTTP serves both eras (docs/backend-eras.md); the era is config's or the probe's. */
+function openHttpChannel(config: HttpBackendConfig, events: ChannelEvents): BackendChannel {
+  const era = config.era ?? 'auto';
+  switch (era) {
+    case 'legacy':
+      return new HttpChannel(config, events);
+    case 'modern':
+      return new ModernHttpChannel(config, events);
+    case 'auto':
+      return new EraProbingChannel(
+        config.name,
+        () => new ModernHttpChannel(config, events),
+        async (probed) => {
+          await probed.close();
+          return new HttpChannel(config, events);
+        },
+      );
+    default:
+      return assertNever(era);
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RouterError } from '../../common/router-error';
-import { describeFailure, RESPONSE_TOO_LARGE_CODE, toRouterError } from './backend-failures';
+import { describeFailure, mcpErrorCode, RESPONSE_TOO_LARGE_CODE, toRouterError } from './backend-failures';
 
 test('SDK failures map to router error codes', () => {
   const cases: [unknown, string][] = [
@@ -15,6 +15,12 @@ test('SDK failures map to router error codes', () => {
     ['a string', 'backend_failed'],
   ];
   for (const [err, code] of cases) assert.equal(toRouterError(err, 'b', 1000).code, code, String(err));
+});
+
+test("an McpError's code reads as the SDK's ErrorCode, and a code the SDK does not name comes through as sent", () => {
+  assert.equal(mcpErrorCode(new McpError(ErrorCode.RequestTimeout, 'x')), ErrorCode.RequestTimeout);
+  assert.equal(mcpErrorCode(new McpError(-32042, 'x')), -32042);
+  assert.equal(toRouterError(new McpError(-32042, 'x'), 'b', 1000).message, 'backend b answered with JSON-RPC error -32042');
 });
 
 test('a backend error message never reaches the router error (it may echo arguments)', () => {

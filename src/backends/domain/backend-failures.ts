@@ -60,11 +60,10 @@ export class ConnectionBrokeError extends Error {
 export function toRouterError(err: unknown, backend: string, timeoutMs: number): RouterError {
   if (err instanceof RouterError) return err;
   if (err instanceof McpError) {
-    switch (err.code) {
+    if (err.code === RESPONSE_TOO_LARGE_CODE) return backendFailure.tooLarge(backend);
+    switch (mcpErrorCode(err)) {
       case ErrorCode.RequestTimeout:
         return backendFailure.timedOut(backend, timeoutMs);
-      case RESPONSE_TOO_LARGE_CODE:
-        return backendFailure.tooLarge(backend);
       case ErrorCode.ConnectionClosed:
         return new RouterError('backend_failed', `connection to backend ${backend} closed during the call`);
       default:
@@ -81,6 +80,14 @@ export function toRouterError(err: unknown, backend: string, timeoutMs: number):
     return backendFailure.malformed(backend);
   }
   return new RouterError('backend_failed', `call to backend ${backend} failed`);
+}
+
+/**
+ * The code of an McpError as the SDK's `ErrorCode`: the SDK types it as a plain number, which a
+ * numeric enum admits whatever its value, so any code a backend sent comes through unchanged.
+ */
+export function mcpErrorCode(err: McpError): ErrorCode {
+  return err.code;
 }
 
 /** True for the response cap's error, however the SDK or fetch wrapped it. */

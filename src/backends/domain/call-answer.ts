@@ -69,9 +69,9 @@ export function outcomeOf(answer: CallAnswer, backend: string): BackendToolResul
       return answer.result;
     case 'error':
       return backendFailure.jsonRpcError(backend, answer.code);
+    // `input_required` is not the vocabulary of a 2025 era: there it is a malformed result.
     case 'malformed':
     case 'other':
-    // Not the vocabulary of a 2025 era: there it is a malformed result.
     case 'input_required':
       return backendFailure.malformed(backend);
   }

@@ -12,11 +12,10 @@ function scripted(answers: RoundAnswer[]): { send: (state: string | undefined) =
   const sent: (string | undefined)[] = [];
   return {
     sent,
-    send: async (state) => {
+    send: (state) => {
       sent.push(state);
       const next = answers.shift();
-      if (!next) throw new Error('no more answers');
-      return next;
+      return next ? Promise.resolve(next) : Promise.reject(new Error('no more answers'));
     },
   };
 }
@@ -31,9 +30,10 @@ function rounds(remainingMs = 10_000, over: Partial<RoundsOptions> = {}): Rounds
     maxRounds: 4,
     pauseMs: 250,
     remainingMs: () => left,
-    pause: async (ms) => {
+    pause: (ms) => {
       paused.push(ms);
       left -= ms;
+      return Promise.resolve();
     },
     paused,
     ...over,
@@ -125,9 +125,6 @@ test('a deadline that would pass before the next round fails the call as a timeo
 test("a round's own failure is the call's failure", async () => {
   const err = new RouterError('backend_timeout', 'backend wx did not answer within 5000 ms');
   let n = 0;
-  const send = async (): Promise<RoundAnswer> => {
-    if (n++ === 0) return busy('1');
-    throw err;
-  };
+  const send = (): Promise<RoundAnswer> => (n++ === 0 ? Promise.resolve(busy('1')) : Promise.reject(err));
   await assert.rejects(callInRounds(send, rounds()), (e) => e === err);
 });

@@ -133,14 +133,14 @@ test('a modern listing is every page, as fresh as its stalest page; an error ans
     c2: { jsonrpc: '2.0', id: 'd2', result: { tools: [{ name: 'b', inputSchema: schema }], ttlMs: 5_000 } },
   };
   const asked: unknown[] = [];
-  const listing = await collectModernTools(async (params) => {
+  const listing = await collectModernTools((params) => {
     asked.push(params);
-    return pages[(params.cursor as string | undefined) ?? 'first'];
+    return Promise.resolve(pages[(params.cursor as string | undefined) ?? 'first']);
   }, 'wx');
   assert.deepEqual(listing, { tools: [{ name: 'a', inputSchema: schema }, { name: 'b', inputSchema: schema }], ttlMs: 5_000 });
   assert.deepEqual(asked, [{}, { cursor: 'c2' }]);
-  await assert.rejects(collectModernTools(async () => ({ jsonrpc: '2.0', id: 'd1', error: { code: -32603, message: 'x' } }), 'wx'), /backend wx answered with JSON-RPC error -32603/);
-  await assert.rejects(collectModernTools(async () => ({ jsonrpc: '2.0', id: 'd1', result: { tools: 'none' } }), 'wx'), /malformed tools\/list/);
+  await assert.rejects(collectModernTools(() => Promise.resolve({ jsonrpc: '2.0', id: 'd1', error: { code: -32603, message: 'x' } }), 'wx'), /backend wx answered with JSON-RPC error -32603/);
+  await assert.rejects(collectModernTools(() => Promise.resolve({ jsonrpc: '2.0', id: 'd1', result: { tools: 'none' } }), 'wx'), /malformed tools\/list/);
 });
 
 test('on stdio a subscription\'s messages are told apart by the subscription id in _meta (spec "Subscriptions")', () => {

@@ -16,18 +16,16 @@ function wire(answers: { requests?: WireAnswer[]; rounds?: (RoundAnswer | Error)
   const requests = [...(answers.requests ?? [])];
   const rounds = [...(answers.rounds ?? [])];
   const fake: ModernWire = {
-    request: async (method) => {
+    request: (method) => {
       seen.requests.push(method);
       const next = requests.shift();
-      if (!next) throw new Error('no more answers');
-      return next;
+      return next ? Promise.resolve(next) : Promise.reject(new Error('no more answers'));
     },
-    callRound: async (_call, _deadline, requestState) => {
+    callRound: (_call, _deadline, requestState) => {
       seen.rounds.push(requestState);
       const next = rounds.shift();
-      if (next === undefined) throw new Error('no more rounds');
-      if (next instanceof Error) throw next;
-      return next;
+      if (next === undefined) return Promise.reject(new Error('no more rounds'));
+      return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
     },
     listen: () => void seen.listens++,
     listening: () => false,

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { RESPONSE_TOO_LARGE_CODE } from '../domain/backend-failures';
+import { mcpErrorCode, RESPONSE_TOO_LARGE_CODE } from '../domain/backend-failures';
 import { StdioProcessTransport, type StdioProcessOptions } from '../transports/stdio-process.transport';
 import { StdioRequests } from './stdio-requests';
 
@@ -57,12 +57,12 @@ test("the router's requests get their own answers beside the SDK client's; an ov
 
 test('a request past its deadline rejects with the timeout code; one in flight when the child dies, at once', async () => {
   const { requests, transport } = await connect();
-  await assert.rejects(requests.request('tools/call', { name: 'sleep', arguments: { ms: 2000 } }, 100, raw), (err: unknown) => err instanceof McpError && err.code === ErrorCode.RequestTimeout);
+  await assert.rejects(requests.request('tools/call', { name: 'sleep', arguments: { ms: 2000 } }, 100, raw), (err: unknown) => err instanceof McpError && mcpErrorCode(err) === ErrorCode.RequestTimeout);
   // ConnectionClosed, not RequestTimeout ten minutes on: the call failed when the child died.
   const inFlight = requests.request('tools/call', { name: 'sleep', arguments: { ms: 600_000 } }, 600_000, raw);
   await sleep(50);
   process.kill(transport.pid!, 'SIGKILL');
-  await assert.rejects(inFlight, (err: unknown) => err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
+  await assert.rejects(inFlight, (err: unknown) => err instanceof McpError && mcpErrorCode(err) === ErrorCode.ConnectionClosed);
   await transport.close();
 });
 
@@ -73,7 +73,7 @@ test("a child that dies fails the SDK client's calls in flight too, and the clie
   const inFlight = client.callTool({ name: 'sleep', arguments: { ms: 10_000 } });
   await sleep(50);
   process.kill(transport.pid!, 'SIGKILL');
-  await assert.rejects(inFlight, (err: unknown) => err instanceof McpError && err.code === ErrorCode.ConnectionClosed);
+  await assert.rejects(inFlight, (err: unknown) => err instanceof McpError && mcpErrorCode(err) === ErrorCode.ConnectionClosed);
   assert.ok(closed);
 });
 
@@ -83,7 +83,7 @@ test('a request on a pipe that is gone rejects with Not connected', async () => 
   await assert.rejects(requests.request('tools/call', { name: 'small', arguments: {} }, 1000, raw), /Not connected/);
 });
 
-test('a message no request claimed and that is not JSON-RPC is refused, so the transport logs it', async () => {
+test('a message no request claimed and that is not JSON-RPC is refused, so the transport logs it', () => {
   const requests = new StdioRequests(new StdioProcessTransport({ name: 'fixture', command: process.execPath, args: [FIXTURE], env: BASE_ENV }));
   const passed: unknown[] = [];
   requests.onmessage = (message) => passed.push(message);

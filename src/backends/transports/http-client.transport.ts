@@ -117,8 +117,8 @@ export class HttpClientTransport {
    */
   stream(body: string, session: HttpSessionInfo, method: string, events: StreamEvents): ClientRequest {
     const req = this.open(session, body, method, undefined, undefined, false);
-    req.on('error', events.onEnd);
-    req.on('close', events.onEnd);
+    req.on('error', () => events.onEnd());
+    req.on('close', () => events.onEnd());
     req.on('response', (res: IncomingMessage) => {
       const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
       if (res.statusCode !== 200 || !stream) {
