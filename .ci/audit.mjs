@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 let raw;
 if (process.env.AUDIT_REPORT_FILE) {
   raw = readFileSync(process.env.AUDIT_REPORT_FILE, 'utf8'); // a saved `npm audit --json` report
-} else try {
-  raw = execFileSync('npm', ['audit', '--omit=dev', '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 120_000 });
-} catch (err) {
-  raw = err.stdout ?? ''; // npm audit exits non-zero when it finds advisories
-}
+} else
+  try {
+    raw = execFileSync('npm', ['audit', '--omit=dev', '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 120_000 });
+  } catch (err) {
+    raw = err.stdout ?? ''; // npm audit exits non-zero when it finds advisories
+  }
 let report;
 try {
   report = JSON.parse(raw);

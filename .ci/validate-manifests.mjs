@@ -170,7 +170,9 @@ function checkRouterConfig(objects) {
       if (!(key in configMap.data)) throw Object.assign(new Error('no such key'), { code: 'ENOENT' });
       return configMap.data[key];
     });
-    console.log(`  router config: ${config.backends.length} backends (${config.backends.map((b) => `${b.name}:${b.transport}`).join(', ')}), loaded by the router's config loader`);
+    console.log(
+      `  router config: ${config.backends.length} backends (${config.backends.map((b) => `${b.name}:${b.transport}`).join(', ')}), loaded by the router's config loader`,
+    );
   } catch (err) {
     problems.push(`router config: ${err.message}`);
   }

@@ -15,5 +15,4 @@ createServer((req, res) => {
     const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
   });
-})
-  .listen(port, '127.0.0.1', () => process.stderr.write(`bare responder listening on ${port}\n`));
+}).listen(port, '127.0.0.1', () => process.stderr.write(`bare responder listening on ${port}\n`));

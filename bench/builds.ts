@@ -31,7 +31,10 @@ export function buildAt(ref: string): Build {
   if (sameLock) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   else execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
   if (!existsSync(join(dir, 'data', 'lexicon'))) symlinkSync(join(ROOT, 'data', 'lexicon'), join(dir, 'data', 'lexicon'));
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'bench', 'tsconfig.json')], { cwd: dir, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'bench', 'tsconfig.json')], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   if (!existsSync(routerChild)) throw new Error(`${ref} has no bench/router-child.ts to start its router with`);
   return { sha, routerChild };
 }

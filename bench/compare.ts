@@ -32,7 +32,14 @@ async function runBuild(dir: string, routerChild: string | undefined): Promise<n
     for (const row of [ROWS[0], ROWS[ROWS.length - 1]]) await load({ url: router.url, body: bodyOf(row), connections: 16, durationSeconds: 2 });
     const perCall: number[] = [];
     for (const row of ROWS) {
-      const r = await load({ url: router.url, body: bodyOf(row), connections: row.connections, durationSeconds: SECONDS, verify: okBody, watch: { router: router.pid } });
+      const r = await load({
+        url: router.url,
+        body: bodyOf(row),
+        connections: row.connections,
+        durationSeconds: SECONDS,
+        verify: okBody,
+        watch: { router: router.pid },
+      });
       if (r.failures > 0) throw new Error(`${row.name}: ${r.failures} failed requests`);
       perCall.push(r.cpuPerRequest.router / (row.shape === 'batch' ? BATCH_SIZE : 1));
     }
@@ -82,11 +89,16 @@ async function main(): Promise<void> {
   const lines = [
     `# Router CPU: this tree (${head}${dirty ? ', with uncommitted changes' : ''}) against ${ref} (${baseline.sha.slice(0, 12)})`,
     '',
-    `${pairs} pairs, ${SECONDS} s per row and run, each router fresh; load average at the end ${machine().loadAtStart.map((l) => l.toFixed(2)).join(' ')}.`,
+    `${pairs} pairs, ${SECONDS} s per row and run, each router fresh; load average at the end ${machine()
+      .loadAtStart.map((l) => l.toFixed(2))
+      .join(' ')}.`,
     '',
     '| row | before µs | after µs | after/before, median of pairs | range of pairs | pairs slower |',
     '|---|---:|---:|---:|---:|---:|',
-    ...rows.map((x) => `| ${x.row} | ${Math.round(x.baseMedianUs)} | ${Math.round(x.treeMedianUs)} | ${x.ratioMedian.toFixed(3)} | ${x.ratioMin.toFixed(2)}–${x.ratioMax.toFixed(2)} | ${x.pairsSlower} of ${pairs} |`),
+    ...rows.map(
+      (x) =>
+        `| ${x.row} | ${Math.round(x.baseMedianUs)} | ${Math.round(x.treeMedianUs)} | ${x.ratioMedian.toFixed(3)} | ${x.ratioMin.toFixed(2)}–${x.ratioMax.toFixed(2)} | ${x.pairsSlower} of ${pairs} |`,
+    ),
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

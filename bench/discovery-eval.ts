@@ -35,7 +35,9 @@ for (const name of sets) {
   const rank = (query: string, topK: number): string[] => searchTools(index, query, { topK }).map((h) => toolKey(h.tool.backend, h.tool.name));
   for (const part of parts) {
     const score = scorePart(set.queries[part], rank, () => performance.now());
-    console.log(`| ${name} | ${part} | ${set.tools.length} | ${score.queries} | ${fmt(score.recallAt1)} | ${fmt(score.recallAt5)} | ${fmt(score.mrrAt10)} | ${score.p50Ms.toFixed(2)} | ${score.p99Ms.toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${part} | ${set.tools.length} | ${score.queries} | ${fmt(score.recallAt1)} | ${fmt(score.recallAt5)} | ${fmt(score.mrrAt10)} | ${score.p50Ms.toFixed(2)} | ${score.p99Ms.toFixed(2)} |`,
+    );
     if (part === 'tune') missed.push({ set: name, score });
   }
 }
@@ -43,7 +45,9 @@ if (showMisses > 0) {
   for (const { set, score } of missed) {
     console.log(`\n${set} (tune part): ${score.misses.length} misses in the top 10; the first ${showMisses}:`);
     for (const m of score.misses.slice(0, showMisses)) {
-      console.log(`  "${m.query.slice(0, 160)}"\n     want ${m.want.map((k) => k.replace('\u0000', ':')).join(' | ')}\n     got  ${m.got.map((k) => k.replace('\u0000', ':')).join(', ')}`);
+      console.log(
+        `  "${m.query.slice(0, 160)}"\n     want ${m.want.map((k) => k.replace('\u0000', ':')).join(' | ')}\n     got  ${m.got.map((k) => k.replace('\u0000', ':')).join(', ')}`,
+      );
     }
   }
 }

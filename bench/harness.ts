@@ -116,7 +116,10 @@ function waitForStderr(child: ChildProcess, pattern: RegExp, what: string): Prom
 
 /** The fault server over HTTP: with no fault asked for, the null backend. */
 export async function startNullHttp(port: number, args: string[] = []): Promise<Proc> {
-  const child = spawn(process.execPath, [FAULT_SERVER, '--http', String(port), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [FAULT_SERVER, '--http', String(port), ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
   await waitForStderr(child, /listening on port/, 'null backend');
   return procOf(child);
 }
@@ -160,7 +163,13 @@ export async function startRouter(
     ...(opts.launcher ? { execPath: opts.launcher.command, execArgv: [...opts.launcher.args, process.execPath, ...nodeArgs] } : { execArgv: nodeArgs }),
     // stdout carries the JSON logs and the audit lines: thrown away, but written (production cost).
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CENTRALMCP_ROUTER_CONFIG: configPath, CENTRALMCP_ROUTER_PORT: String(port), ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      CENTRALMCP_ROUTER_CONFIG: configPath,
+      CENTRALMCP_ROUTER_PORT: String(port),
+      ...opts.env,
+    },
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
@@ -209,7 +218,10 @@ function ask<T>(child: ChildProcess, message: string): Promise<T> {
 async function waitReady(url: string, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await sleep(100);
   }

@@ -50,7 +50,12 @@ async function measure(client: string, calls: number, concurrency: number, one: 
   const used = process.cpuUsage(cpu);
   // Warnings are emitted when the listeners are added; GC-driven cleanup may lag a little.
   await new Promise((resolve) => setTimeout(resolve, 100));
-  return { client, cpuMicrosPerCall: (used.user + used.system) / calls, callsPerSecond: calls / ((performance.now() - started) / 1000), listenerWarnings: warnings() - warningsBefore };
+  return {
+    client,
+    cpuMicrosPerCall: (used.user + used.system) / calls,
+    callsPerSecond: calls / ((performance.now() - started) / 1000),
+    listenerWarnings: warnings() - warningsBefore,
+  };
 }
 
 async function sdkClient(url: string, fetchFn?: FetchLike): Promise<{ client: Client; call: () => Promise<void> }> {
@@ -82,20 +87,24 @@ export async function measureHttpClients(url: string, calls = 5000, concurrency 
   );
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   rows.push(
-    await measure('pooled node:http request + JSON.parse', calls, concurrency, (i) =>
-      new Promise<void>((resolve, reject) => {
-        const req = request(url, { method: 'POST', agent, headers: HEADERS }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown };
-            if (message.result) resolve();
-            else reject(new Error('no result'));
+    await measure(
+      'pooled node:http request + JSON.parse',
+      calls,
+      concurrency,
+      (i) =>
+        new Promise<void>((resolve, reject) => {
+          const req = request(url, { method: 'POST', agent, headers: HEADERS }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown };
+              if (message.result) resolve();
+              else reject(new Error('no result'));
+            });
           });
-        });
-        req.on('error', reject);
-        req.end(JSON.stringify(CALL(i)));
-      }),
+          req.on('error', reject);
+          req.end(JSON.stringify(CALL(i)));
+        }),
     ),
   );
   agent.destroy();

@@ -59,7 +59,9 @@ function post(agent: Agent, url: string, body: string): Promise<void> {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (res.statusCode === 200 && okBody(text) ? resolvePost() : reject(new Error(`failed call: HTTP ${res.statusCode} ${text.slice(0, 300)}`))));
+      res.on('end', () =>
+        res.statusCode === 200 && okBody(text) ? resolvePost() : reject(new Error(`failed call: HTTP ${res.statusCode} ${text.slice(0, 300)}`)),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -80,7 +82,10 @@ async function control(router: RouterProc, health: string, args: string[]): Prom
     }),
   );
   while (!done) {
-    await fetch(health).then((r) => r.arrayBuffer(), () => undefined);
+    await fetch(health).then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    );
     await sleep(20);
   }
   await command;
@@ -109,9 +114,21 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
   const nul = await startNullHttp(nullPort);
   const launcher = {
     command: 'valgrind',
-    args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dumps, 'callgrind.out')}`, '--separate-threads=yes', '--dump-line=no', '--compress-strings=no', '--quiet'],
+    args: [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${join(dumps, 'callgrind.out')}`,
+      '--separate-threads=yes',
+      '--dump-line=no',
+      '--compress-strings=no',
+      '--quiet',
+    ],
   };
-  const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), { launcher, startTimeoutMs: BOOT_TIMEOUT_MS, ...(routerChild ? { routerChild } : {}) });
+  const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), {
+    launcher,
+    startTimeoutMs: BOOT_TIMEOUT_MS,
+    ...(routerChild ? { routerChild } : {}),
+  });
   const health = router.url.replace(/\/mcp$/, '/health/live');
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {

@@ -59,13 +59,16 @@ function lookups(): void {
   // lexicon's words ranked 1,000 and below (common function words are not catalog vocabulary).
   const largeWords = lexicon.words.slice(1000, 1000 + LARGE_VOCABULARY);
   const queryWords = lexicon.words.slice(200, 2200).filter((_, i) => i % 4 === 0); // 500 first-seen words
-  for (const [name, words] of [['synthetic 10,000-tool catalog', catalogWords], [`${largeWords.length} words`, largeWords]] as const) {
+  for (const [name, words] of [
+    ['synthetic 10,000-tool catalog', catalogWords],
+    [`${largeWords.length} words`, largeWords],
+  ] as const) {
     let matrix = vocabularyVectors(lexicon, words);
     const buildMs = timed(() => (matrix = vocabularyVectors(lexicon, words)));
     nearestInVocabulary(lexicon, 'warm', matrix, 10, 0.5);
     const nearest = queryWords.map((w) => timed(() => nearestInVocabulary(lexicon, w, matrix, 10, 0.5)));
     console.log(
-      `| nearestInVocabulary, ${name} (${matrix.words.length} words with vectors; matrix ${buildMs.toFixed(1)} ms, ${((matrix.rows.byteLength) / MB).toFixed(1)} MB) | ${median(nearest).toFixed(3)} | ${percentile(nearest, 99).toFixed(3)} |`,
+      `| nearestInVocabulary, ${name} (${matrix.words.length} words with vectors; matrix ${buildMs.toFixed(1)} ms, ${(matrix.rows.byteLength / MB).toFixed(1)} MB) | ${median(nearest).toFixed(3)} | ${percentile(nearest, 99).toFixed(3)} |`,
     );
   }
   const related = queryWords.map((w) => timed(() => wordnetRelated(lexicon, w)));
@@ -87,7 +90,9 @@ function main(): void {
   console.log(`Offline lexicon, median of ${RUNS} fresh processes (budget: +80 MB RSS, +1 s boot)\n`);
   console.log('| load ms | RSS delta MB | heap delta MB | external (typed arrays) MB |');
   console.log('|---|---|---|---|');
-  console.log(`| ${pick((r) => r.loadMs).toFixed(0)} | ${pick((r) => r.rssDeltaMb).toFixed(1)} | ${pick((r) => r.heapDeltaMb).toFixed(1)} | ${pick((r) => r.externalDeltaMb).toFixed(1)} |`);
+  console.log(
+    `| ${pick((r) => r.loadMs).toFixed(0)} | ${pick((r) => r.rssDeltaMb).toFixed(1)} | ${pick((r) => r.heapDeltaMb).toFixed(1)} | ${pick((r) => r.externalDeltaMb).toFixed(1)} |`,
+  );
   console.log(`\nLookups, uncached, ms per query word\n\n| lookup | p50 | p99 |\n|---|---|---|`);
   lookups();
 }

@@ -57,7 +57,10 @@ async function main(): Promise<void> {
     const out = [
       '| answer | text a model reads, before | now | `content` as sent, before | now | whole result as sent, before | now |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.what} | ${[r.textBefore, r.textNow, r.modelBefore, r.modelNow, r.wholeBefore, r.wholeNow].map((n) => n.toLocaleString('en')).join(' | ')} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.what} | ${[r.textBefore, r.textNow, r.modelBefore, r.modelNow, r.wholeBefore, r.wholeNow].map((n) => n.toLocaleString('en')).join(' | ')} |`,
+      ),
     ].join('\n');
     process.stdout.write(`${out}\n`);
   } finally {

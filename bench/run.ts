@@ -73,7 +73,11 @@ const TARGETS = {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-const results: Record<string, unknown> = { machine: machine(), settings: { runs: RUNS, seconds: SECONDS, heapCalls: HEAP_CALLS, quick: QUICK }, startedAt: new Date().toISOString() };
+const results: Record<string, unknown> = {
+  machine: machine(),
+  settings: { runs: RUNS, seconds: SECONDS, heapCalls: HEAP_CALLS, quick: QUICK },
+  startedAt: new Date().toISOString(),
+};
 const report: string[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'centralmcp-bench-'));
 const procs: Proc[] = [];
@@ -155,7 +159,9 @@ async function ceilingAndBatch(): Promise<void> {
       for (const [name, url, body, verify, watch] of targets) {
         const r = await measure({ url, body, connections, durationSeconds: SECONDS, verify, watch });
         (rows[name] ??= {})[connections] = r;
-        say(`| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.cpuPerRequest.router === undefined ? '–' : int(r.cpuPerRequest.router)} | ${r.cpuPerRequest.backend === undefined ? '–' : int(r.cpuPerRequest.backend)} | ${r.failures} |`);
+        say(
+          `| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.cpuPerRequest.router === undefined ? '–' : int(r.cpuPerRequest.router)} | ${r.cpuPerRequest.backend === undefined ? '–' : int(r.cpuPerRequest.backend)} | ${r.failures} |`,
+        );
       }
     }
     const routerHttp = rows['router → null backend (HTTP)'];
@@ -163,14 +169,24 @@ async function ceilingAndBatch(): Promise<void> {
     const bareRow = rows['bare node:http JSON-RPC responder'];
     routerCeiling16 = routerHttp[16].requestsPerSecond;
     say();
-    say(`Ratios at 16 connections: router/bare ${(routerHttp[16].requestsPerSecond / bareRow[16].requestsPerSecond).toFixed(2)}, router/direct ${(routerHttp[16].requestsPerSecond / direct[16].requestsPerSecond).toFixed(2)} of calls/s; p99 added by the router ${ms(routerHttp[16].p99 - direct[16].p99)} ms (1 conn: ${ms(routerHttp[1].p99 - direct[1].p99)} ms).`);
+    say(
+      `Ratios at 16 connections: router/bare ${(routerHttp[16].requestsPerSecond / bareRow[16].requestsPerSecond).toFixed(2)}, router/direct ${(routerHttp[16].requestsPerSecond / direct[16].requestsPerSecond).toFixed(2)} of calls/s; p99 added by the router ${ms(routerHttp[16].p99 - direct[16].p99)} ms (1 conn: ${ms(routerHttp[1].p99 - direct[1].p99)} ms).`,
+    );
     say();
     results.ceiling = rows;
     results.targets = {
       ...(results.targets as object),
-      singleCallsPerSecond: { target: TARGETS.singleCallsPerSecond, measured: routerHttp[16].requestsPerSecond, met: routerHttp[16].requestsPerSecond >= TARGETS.singleCallsPerSecond },
+      singleCallsPerSecond: {
+        target: TARGETS.singleCallsPerSecond,
+        measured: routerHttp[16].requestsPerSecond,
+        met: routerHttp[16].requestsPerSecond >= TARGETS.singleCallsPerSecond,
+      },
       addedP99Ms: { target: TARGETS.addedP99Ms, measured: routerHttp[16].p99 - direct[16].p99, met: routerHttp[16].p99 - direct[16].p99 <= TARGETS.addedP99Ms },
-      routerCpuPerCallUs: { target: TARGETS.routerCpuPerCallUs, measured: routerHttp[16].cpuPerRequest.router, met: routerHttp[16].cpuPerRequest.router <= TARGETS.routerCpuPerCallUs },
+      routerCpuPerCallUs: {
+        target: TARGETS.routerCpuPerCallUs,
+        measured: routerHttp[16].cpuPerRequest.router,
+        met: routerHttp[16].cpuPerRequest.router <= TARGETS.routerCpuPerCallUs,
+      },
     };
   }
 
@@ -182,21 +198,44 @@ async function ceilingAndBatch(): Promise<void> {
     const rows: Record<string, LoadResult> = {};
     for (const server of ['null', 'nullstdio']) {
       for (const connections of [1, 16]) {
-        const s = await measure({ url: router.url, body: single(server), connections, durationSeconds: SECONDS, verify: okSingle, watch: { router: router.pid } });
-        const b = await measure({ url: router.url, body: batch(server), connections, durationSeconds: SECONDS, verify: okBatch, watch: { router: router.pid } });
+        const s = await measure({
+          url: router.url,
+          body: single(server),
+          connections,
+          durationSeconds: SECONDS,
+          verify: okSingle,
+          watch: { router: router.pid },
+        });
+        const b = await measure({
+          url: router.url,
+          body: batch(server),
+          connections,
+          durationSeconds: SECONDS,
+          verify: okBatch,
+          watch: { router: router.pid },
+        });
         rows[`${server}/single/${connections}`] = s;
         rows[`${server}/batch/${connections}`] = b;
         const transport = server === 'null' ? 'HTTP' : 'stdio';
-        say(`| ${transport} | 25 singles | ${connections} | ${int(s.requestsPerSecond)} | ${ms(s.p50)} | ${ms(s.p99)} | ${int(s.cpuPerRequest.router)} | ${s.failures} |`);
-        say(`| ${transport} | batch of 25 | ${connections} | ${int(b.requestsPerSecond * 25)} | ${ms(b.p50)} | ${ms(b.p99)} | ${int(b.cpuPerRequest.router / 25)} | ${b.failures} |`);
+        say(
+          `| ${transport} | 25 singles | ${connections} | ${int(s.requestsPerSecond)} | ${ms(s.p50)} | ${ms(s.p99)} | ${int(s.cpuPerRequest.router)} | ${s.failures} |`,
+        );
+        say(
+          `| ${transport} | batch of 25 | ${connections} | ${int(b.requestsPerSecond * 25)} | ${ms(b.p50)} | ${ms(b.p99)} | ${int(b.cpuPerRequest.router / 25)} | ${b.failures} |`,
+        );
       }
     }
     const entryCpu = rows['null/batch/16'].cpuPerRequest.router / 25;
     say();
-    say(`Batch/singles, tool calls/s at 16 connections: HTTP ${((rows['null/batch/16'].requestsPerSecond * 25) / rows['null/single/16'].requestsPerSecond).toFixed(2)}×, stdio ${((rows['nullstdio/batch/16'].requestsPerSecond * 25) / rows['nullstdio/single/16'].requestsPerSecond).toFixed(2)}×.`);
+    say(
+      `Batch/singles, tool calls/s at 16 connections: HTTP ${((rows['null/batch/16'].requestsPerSecond * 25) / rows['null/single/16'].requestsPerSecond).toFixed(2)}×, stdio ${((rows['nullstdio/batch/16'].requestsPerSecond * 25) / rows['nullstdio/single/16'].requestsPerSecond).toFixed(2)}×.`,
+    );
     say();
     results.batch = rows;
-    results.targets = { ...(results.targets as object), routerCpuPerBatchEntryUs: { target: TARGETS.routerCpuPerBatchEntryUs, measured: entryCpu, met: entryCpu <= TARGETS.routerCpuPerBatchEntryUs } };
+    results.targets = {
+      ...(results.targets as object),
+      routerCpuPerBatchEntryUs: { target: TARGETS.routerCpuPerBatchEntryUs, measured: entryCpu, met: entryCpu <= TARGETS.routerCpuPerBatchEntryUs },
+    };
   }
   await stop(router);
   await stop(nul);
@@ -229,10 +268,19 @@ async function redisStore(): Promise<void> {
       const router = await track(startRouter(dir, limited(store)));
       for (const connections of [1, 16]) {
         const watch = { router: router.pid, ...(name === 'redis' ? { redis: redis.pid } : {}) };
-        const r = await measure({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), connections, durationSeconds: SECONDS, verify: okSingle, watch });
+        const r = await measure({
+          url: router.url,
+          body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }),
+          connections,
+          durationSeconds: SECONDS,
+          verify: okSingle,
+          watch,
+        });
         rows[`${name}/${connections}`] = r;
         const mean = (connections / r.requestsPerSecond) * 1e6;
-        say(`| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${int(mean)} | ${int(r.cpuPerRequest.router)} | ${r.cpuPerRequest.redis === undefined ? '–' : int(r.cpuPerRequest.redis)} | ${r.failures} |`);
+        say(
+          `| ${name} | ${connections} | ${int(r.requestsPerSecond)} | ${ms(r.p50)} | ${ms(r.p99)} | ${int(mean)} | ${int(r.cpuPerRequest.router)} | ${r.cpuPerRequest.redis === undefined ? '–' : int(r.cpuPerRequest.redis)} | ${r.failures} |`,
+        );
       }
       await stop(router);
     }
@@ -245,22 +293,44 @@ async function redisStore(): Promise<void> {
       ? rows[`redis/${c}`].cpuPerRequest.router - rows[`memory/${c}`].cpuPerRequest.router
       : (c / rows[`redis/${c}`].requestsPerSecond - c / rows[`memory/${c}`].requestsPerSecond) * 1e6;
   say();
-  say(`Added by Redis per call at 16 connections: ${int(added('router', 16))} µs of router CPU (plus ${int(rows['redis/16'].cpuPerRequest.redis)} µs in redis-server), ${int(added('mean', 16))} µs of mean time per call; at 1 connection ${int(added('mean', 1))} µs per call (the round trip).`);
+  say(
+    `Added by Redis per call at 16 connections: ${int(added('router', 16))} µs of router CPU (plus ${int(rows['redis/16'].cpuPerRequest.redis)} µs in redis-server), ${int(added('mean', 16))} µs of mean time per call; at 1 connection ${int(added('mean', 1))} µs per call (the round trip).`,
+  );
   say();
   results.redis = rows;
   results.targets = {
     ...(results.targets as object),
-    redisAddedCpuPerCallUs: { target: TARGETS.redisAddedCpuPerCallUs, measured: added('router', 16), met: added('router', 16) <= TARGETS.redisAddedCpuPerCallUs },
+    redisAddedCpuPerCallUs: {
+      target: TARGETS.redisAddedCpuPerCallUs,
+      measured: added('router', 16),
+      met: added('router', 16) <= TARGETS.redisAddedCpuPerCallUs,
+    },
   };
 }
 
 // --- (3) find_tool at catalog scale ------------------------------------------------------------
 
 const QUERIES = [
-  'search jira issues', 'list kubernetes pods', 'get github pull request', 'export stripe invoices', 'pagerduty incident',
-  'count open zendesk tickets', 'describe s3 bucket', 'grafana dashboard', 'postgres table', 'sentry alerts',
-  'okta users of a team', 'terraform workspace', 'salesforce customer contract', 'slack channel messages', 'kubernets deploymnt',
-  'summarize notion pages', 'snowflake query', 'hubspot customers', 'confluence page comments', 'datadog metric',
+  'search jira issues',
+  'list kubernetes pods',
+  'get github pull request',
+  'export stripe invoices',
+  'pagerduty incident',
+  'count open zendesk tickets',
+  'describe s3 bucket',
+  'grafana dashboard',
+  'postgres table',
+  'sentry alerts',
+  'okta users of a team',
+  'terraform workspace',
+  'salesforce customer contract',
+  'slack channel messages',
+  'kubernets deploymnt',
+  'summarize notion pages',
+  'snowflake query',
+  'hubspot customers',
+  'confluence page comments',
+  'datadog metric',
 ];
 
 /**
@@ -273,7 +343,9 @@ const FIRST_SEEN_QUERIES = QUERIES.flatMap((q, i) => QUERIES.filter((_, j) => j 
  * Index build time, heap and search latency of the pure ranking code, before any router runs,
  * with the offline lexicon as the router loads it (every signal that is on by default).
  */
-async function findToolInProcess(): Promise<Record<number, { buildMs: number; heapPerThousand: number; searchP50: number; searchP99: number; perQueryMs: Record<string, number> }>> {
+async function findToolInProcess(): Promise<
+  Record<number, { buildMs: number; heapPerThousand: number; searchP50: number; searchP99: number; perQueryMs: Record<string, number> }>
+> {
   const settle = async () => {
     for (let i = 0; i < 4; i++) {
       gc?.();
@@ -323,33 +395,71 @@ async function findToolInProcess(): Promise<Record<number, { buildMs: number; he
 async function findTool(): Promise<void> {
   say('## 3. find_tool at catalog scale');
   say();
-  say('| tools | index build ms | heap per 1,000 tools (in process) | search p50 ms (in process) | search p99 ms (in process) | find_tool p50 ms (HTTP, 1 conn) | find_tool p99 ms (HTTP) | find_tool p99 ms, first-seen queries (HTTP) | router post-GC heap MiB |');
+  say(
+    '| tools | index build ms | heap per 1,000 tools (in process) | search p50 ms (in process) | search p99 ms (in process) | find_tool p50 ms (HTTP, 1 conn) | find_tool p99 ms (HTTP) | find_tool p99 ms, first-seen queries (HTTP) | router post-GC heap MiB |',
+  );
   say('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const rows: Record<number, Record<string, number>> = {};
   const inProcess = await findToolInProcess();
   for (const n of [100, 1000, 10_000]) {
     const { buildMs, heapPerThousand, searchP50, searchP99 } = inProcess[n];
-    const router = await track(startRouter(dir, { backends: { catalog: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'catalog', '--tools', String(n)], timeoutMs: 30_000 } } }));
-    const e2e = await measure({ url: router.url, bodies: QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)), connections: 1, durationSeconds: SECONDS, verify: (b) => b.includes('"hits"') });
-    const firstSeen = await measure({ url: router.url, bodies: FIRST_SEEN_QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)), connections: 1, durationSeconds: SECONDS, verify: (b) => b.includes('"hits"') });
+    const router = await track(
+      startRouter(dir, {
+        backends: {
+          catalog: { transport: 'stdio', command: process.execPath, args: [FAULT_SERVER, '--name', 'catalog', '--tools', String(n)], timeoutMs: 30_000 },
+        },
+      }),
+    );
+    const e2e = await measure({
+      url: router.url,
+      bodies: QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)),
+      connections: 1,
+      durationSeconds: SECONDS,
+      verify: (b) => b.includes('"hits"'),
+    });
+    const firstSeen = await measure({
+      url: router.url,
+      bodies: FIRST_SEEN_QUERIES.map((query, i) => toolCall('find_tool', { query }, i + 1)),
+      connections: 1,
+      durationSeconds: SECONDS,
+      verify: (b) => b.includes('"hits"'),
+    });
     const heap = await router.heap();
     await stop(router);
     rows[n] = { buildMs, heapPerThousand, searchP50, searchP99, e2eP50: e2e.p50, e2eP99: e2e.p99, firstSeenP99: firstSeen.p99, routerHeap: heap.heapUsed };
-    say(`| ${int(n)} | ${ms(buildMs)} | ${(heapPerThousand / 1024).toFixed(0)} KiB | ${ms(searchP50)} | ${ms(searchP99)} | ${ms(e2e.p50)} | ${ms(e2e.p99)} | ${ms(firstSeen.p99)} | ${(heap.heapUsed / 2 ** 20).toFixed(1)} |`);
+    say(
+      `| ${int(n)} | ${ms(buildMs)} | ${(heapPerThousand / 1024).toFixed(0)} KiB | ${ms(searchP50)} | ${ms(searchP99)} | ${ms(e2e.p50)} | ${ms(e2e.p99)} | ${ms(firstSeen.p99)} | ${(heap.heapUsed / 2 ** 20).toFixed(1)} |`,
+    );
   }
-  const slowest = Object.entries(inProcess[10_000].perQueryMs).sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const slowest = Object.entries(inProcess[10_000].perQueryMs)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3);
   const routerPerThousand = (rows[10_000].routerHeap - rows[100].routerHeap) / 9.9;
   say();
   say(`Slowest queries at 10,000 tools (in process, median of 50 each): ${slowest.map(([q, t]) => `"${q}" ${ms(t)} ms`).join(', ')}.`);
-  say(`Router post-GC heap per 1,000 catalog tools (10,000 vs 100 tools): ${(routerPerThousand / 1024).toFixed(0)} KiB. Building the whole index (at boot) takes ${ms(rows[10_000].buildMs)} ms at 10,000 tools; a backend's refresh updates only its own tools in place.`);
-  say('The in-process search and "first-seen queries" columns rank every query afresh; the other find_tool columns repeat 20 queries, as agents do, and are answered from the ranking cache after their first round.');
+  say(
+    `Router post-GC heap per 1,000 catalog tools (10,000 vs 100 tools): ${(routerPerThousand / 1024).toFixed(0)} KiB. Building the whole index (at boot) takes ${ms(rows[10_000].buildMs)} ms at 10,000 tools; a backend's refresh updates only its own tools in place.`,
+  );
+  say(
+    'The in-process search and "first-seen queries" columns rank every query afresh; the other find_tool columns repeat 20 queries, as agents do, and are answered from the ranking cache after their first round.',
+  );
   say();
   results.findTool = { rows, perQueryMs10k: inProcess[10_000].perQueryMs };
   // The target is judged on first-seen queries: a cache only helps an agent that repeats itself.
   results.targets = {
     ...(results.targets as object),
-    findToolP99Ms: { target: TARGETS.findToolP99Ms, measured: rows[10_000].firstSeenP99, repeated: rows[10_000].e2eP99, inProcess: rows[10_000].searchP99, met: rows[10_000].firstSeenP99 <= TARGETS.findToolP99Ms },
-    findToolInProcessP99Ms: { target: TARGETS.findToolInProcessP99Ms, measured: rows[10_000].searchP99, met: rows[10_000].searchP99 <= TARGETS.findToolInProcessP99Ms },
+    findToolP99Ms: {
+      target: TARGETS.findToolP99Ms,
+      measured: rows[10_000].firstSeenP99,
+      repeated: rows[10_000].e2eP99,
+      inProcess: rows[10_000].searchP99,
+      met: rows[10_000].firstSeenP99 <= TARGETS.findToolP99Ms,
+    },
+    findToolInProcessP99Ms: {
+      target: TARGETS.findToolInProcessP99Ms,
+      measured: rows[10_000].searchP99,
+      met: rows[10_000].searchP99 <= TARGETS.findToolInProcessP99Ms,
+    },
   };
 }
 
@@ -367,7 +477,9 @@ async function findToolWithEmbeddings(): Promise<void> {
   say();
   Logger.overrideLogger(['error']);
   const endpoint = await startEmbeddingsServer('ok', { dimensions: 768 });
-  const embeddings = new EmbeddingsService({ embeddings: { url: endpoint.url, model: 'bench', headers: {}, timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 64 } });
+  const embeddings = new EmbeddingsService({
+    embeddings: { url: endpoint.url, model: 'bench', headers: {}, timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 64 },
+  });
   const lexicon = loadLexicon();
   const lexicalCatalog = new RegistryService();
   const lexicalOnly = new ToolSearchService(lexicalCatalog, new EmbeddingsService({}), lexicon);
@@ -403,7 +515,9 @@ async function findToolWithEmbeddings(): Promise<void> {
   say(`| first-seen queries (one request to the endpoint each) | ${ms(firstSeen.p50)} | ${ms(firstSeen.p99)} |`);
   say(`| repeated queries (vector cached: cosine over every tool + fusion) | ${ms(repeated.p50)} | ${ms(repeated.p99)} |`);
   say();
-  say(`The catalog update itself took ${ms(refreshMs)} ms (the embedding runs after it); embedding all ${int(n)} tool texts took ${int(embedAllMs)} ms in ${int(requests)} requests of up to 64 texts.`);
+  say(
+    `The catalog update itself took ${ms(refreshMs)} ms (the embedding runs after it); embedding all ${int(n)} tool texts took ${int(embedAllMs)} ms in ${int(requests)} requests of up to 64 texts.`,
+  );
   say();
   results.findToolEmbeddings = { tools: n, dimensions: 768, refreshMs, embedAllMs, requests, lexical, firstSeen, repeated };
 }
@@ -433,7 +547,16 @@ async function heapRun(): Promise<void> {
         toolCall('invoke_read_tool', { name: 'fast', server: 'null' }, 1),
         toolCall('invoke_read_tool', { name: 'fast', server: 'nullstdio' }, 2),
         toolCall('invoke_read_tool', { name: 'fast', server: 'null' }, 'three'),
-        toolCall('invoke_read_tool_batch', { calls: [{ name: 'fast', server: 'null' }, { name: 'fast', server: 'nullstdio' }] }, 4),
+        toolCall(
+          'invoke_read_tool_batch',
+          {
+            calls: [
+              { name: 'fast', server: 'null' },
+              { name: 'fast', server: 'nullstdio' },
+            ],
+          },
+          4,
+        ),
       ],
       connections: 16,
       amount: chunk,
@@ -442,16 +565,24 @@ async function heapRun(): Promise<void> {
     points.push({ calls: done + chunk, heap: h.heapUsed, rss: h.rss });
   }
   const seconds = (performance.now() - started) / 1000;
-  const perThousand = slope(points.map((p) => p.calls / 1000), points.map((p) => p.heap));
+  const perThousand = slope(
+    points.map((p) => p.calls / 1000),
+    points.map((p) => p.heap),
+  );
   const secondHalf = points.slice(Math.floor(points.length / 2));
-  const lateSlope = slope(secondHalf.map((p) => p.calls / 1000), secondHalf.map((p) => p.heap));
+  const lateSlope = slope(
+    secondHalf.map((p) => p.calls / 1000),
+    secondHalf.map((p) => p.heap),
+  );
   say(`Idle (2 s after ready): RSS ${(idle.rss / 2 ** 20).toFixed(1)} MiB, post-GC heap ${(idle.heap / 2 ** 20).toFixed(1)} MiB.`);
   say();
   say('| requests | post-GC heap MiB | RSS MiB |');
   say('|---:|---:|---:|');
   for (const p of points) say(`| ${int(p.calls)} | ${(p.heap / 2 ** 20).toFixed(2)} | ${(p.rss / 2 ** 20).toFixed(1)} |`);
   say();
-  say(`${int(HEAP_CALLS)} requests in ${seconds.toFixed(0)} s. Post-GC heap slope: ${(perThousand / 1024).toFixed(2)} KiB per 1,000 requests over the whole run (${((perThousand * HEAP_CALLS) / 1000 / 2 ** 20).toFixed(2)} MiB over the run on the fitted line), ${(lateSlope / 1024).toFixed(2)} KiB per 1,000 over its second half; first → last ${((points[points.length - 1].heap - points[0].heap) / 2 ** 20).toFixed(2)} MiB.`);
+  say(
+    `${int(HEAP_CALLS)} requests in ${seconds.toFixed(0)} s. Post-GC heap slope: ${(perThousand / 1024).toFixed(2)} KiB per 1,000 requests over the whole run (${((perThousand * HEAP_CALLS) / 1000 / 2 ** 20).toFixed(2)} MiB over the run on the fitted line), ${(lateSlope / 1024).toFixed(2)} KiB per 1,000 over its second half; first → last ${((points[points.length - 1].heap - points[0].heap) / 2 ** 20).toFixed(2)} MiB.`,
+  );
   say();
   // Single points scatter by ±0.5 MiB (what a full GC leaves varies), so growth is judged on the
   // fitted line over the whole run: under 1 MiB over 200,000 requests (5 bytes a request); a leak
@@ -459,7 +590,10 @@ async function heapRun(): Promise<void> {
   const fittedGrowth = (perThousand * HEAP_CALLS) / 1000;
   const grows = fittedGrowth > 2 ** 20 * (HEAP_CALLS / 200_000);
   results.heap = { idle, points, slopeBytesPerThousand: perThousand, lateSlopeBytesPerThousand: lateSlope, fittedGrowth, seconds };
-  results.targets = { ...(results.targets as object), noHeapGrowth: { target: 'fitted growth < 1 MiB per 200,000 requests', measured: fittedGrowth, met: !grows } };
+  results.targets = {
+    ...(results.targets as object),
+    noHeapGrowth: { target: 'fitted growth < 1 MiB per 200,000 requests', measured: fittedGrowth, met: !grows },
+  };
   await stop(router);
   await stop(nul);
 }
@@ -486,9 +620,14 @@ async function isolation(): Promise<void> {
   );
   // A third of the router's single-call ceiling, so the figure is latency, not a queue's length.
   const rate = Math.round((Number.isFinite(routerCeiling16) ? routerCeiling16 : 800) / 3);
-  const healthy = () => paced({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), rate, seconds: SECONDS, verify: okSingle });
+  const healthy = () =>
+    paced({ url: router.url, body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }), rate, seconds: SECONDS, verify: okSingle });
   const post = (name: string, server: string, args: Record<string, unknown> = {}) =>
-    fetch(router.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: toolCall('invoke_read_tool', { name, server, arguments: args }) }).then((r) => r.text());
+    fetch(router.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: toolCall('invoke_read_tool', { name, server, arguments: args }),
+    }).then((r) => r.text());
   const loops = (n: number, call: () => Promise<unknown>, pauseMs: number) => {
     let on = true;
     const all = Array.from({ length: n }, async () => {
@@ -505,7 +644,10 @@ async function isolation(): Promise<void> {
   const faults: [string, () => () => Promise<void>][] = [
     ['another crashes (stdio, every 100 ms)', () => loops(1, () => post('crash', 'crashy'), 100)],
     ['another hangs (8 calls at a time, 1 s deadline)', () => loops(8, () => Promise.all([post('hang', 'sick'), post('hang', 'sickhttp')]), 0)],
-    ['another floods 12 MiB answers (stdio + HTTP)', () => loops(2, () => Promise.all([post('huge', 'sick'), post('huge', 'sickhttp', { chunked: true })]), 100)],
+    [
+      'another floods 12 MiB answers (stdio + HTTP)',
+      () => loops(2, () => Promise.all([post('huge', 'sick'), post('huge', 'sickhttp', { chunked: true })]), 100),
+    ],
     [
       'another floods list_changed (2,000 tools, every 50 ms)',
       () => {
@@ -514,7 +656,9 @@ async function isolation(): Promise<void> {
       },
     ],
   ];
-  say(`Healthy load: single calls to the HTTP null backend, open loop at ${int(rate)} calls/s (a third of the router's 16-connection ceiling), each timed from when it was due; after a warm-up window, ${RUNS} quiet windows of ${SECONDS} s before any fault, then ${RUNS} windows during each fault; medians.`);
+  say(
+    `Healthy load: single calls to the HTTP null backend, open loop at ${int(rate)} calls/s (a third of the router's 16-connection ceiling), each timed from when it was due; after a warm-up window, ${RUNS} quiet windows of ${SECONDS} s before any fault, then ${RUNS} windows during each fault; medians.`,
+  );
   say();
   say('| while … | healthy p50 ms | healthy p99 ms | p99 / quiet p99 | healthy failures |');
   say('|---|---:|---:|---:|---:|');
@@ -549,17 +693,25 @@ async function isolation(): Promise<void> {
     return (cpuMicros(router.pid) - before) / n / 1000;
   };
   const huge = { httpChunked: await cpuPer('sickhttp', { chunked: true }), httpContentLength: await cpuPer('sickhttp', {}), stdio: await cpuPer('sick', {}) };
-  say(`Router CPU per 12 MiB answer (refused over the 8 MiB cap): HTTP without Content-Length ${ms(huge.httpChunked)} ms, HTTP with Content-Length ${ms(huge.httpContentLength)} ms, stdio ${ms(huge.stdio)} ms.`);
+  say(
+    `Router CPU per 12 MiB answer (refused over the 8 MiB cap): HTTP without Content-Length ${ms(huge.httpChunked)} ms, HTTP with Content-Length ${ms(huge.httpContentLength)} ms, stdio ${ms(huge.stdio)} ms.`,
+  );
   type Held = { openSockets: number; pendingRequests: number };
   const held = async (): Promise<Held> =>
-    ((await (await fetch(`http://127.0.0.1:${sickPort}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, connection: 'close' }, body: toolCall('stats', {}) })).json()) as { result: { structuredContent: Held } }).result.structuredContent;
+    (
+      (await (
+        await fetch(`http://127.0.0.1:${sickPort}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, connection: 'close' }, body: toolCall('stats', {}) })
+      ).json()) as { result: { structuredContent: Held } }
+    ).result.structuredContent;
   const heldBefore = await held();
   await Promise.all(Array.from({ length: 100 }, () => post('hang', 'sickhttp')));
   const heldAfter = await held();
   await sleep(3000);
   const heldLater = await held();
   const show = (h: Held) => `${h.pendingRequests} hung requests open (${h.openSockets} sockets)`;
-  say(`At an HTTP backend around 100 calls that time out (1 s deadline): before ${show(heldBefore)}; as the last call answers \`error\` ${show(heldAfter)}; 3 s later ${show(heldLater)}. (Idle keep-alive sockets stay in the router's pool; a hung request is one the router never aborted.)`);
+  say(
+    `At an HTTP backend around 100 calls that time out (1 s deadline): before ${show(heldBefore)}; as the last call answers \`error\` ${show(heldAfter)}; 3 s later ${show(heldLater)}. (Idle keep-alive sockets stay in the router's pool; a hung request is one the router never aborted.)`,
+  );
   say();
   results.isolation = { ...rows, hugeAnswerCpuMs: huge, hangHeld: { before: heldBefore, after: heldAfter, later: heldLater } };
   await stop(router);
@@ -586,19 +738,24 @@ async function profileRouter(title: string, server: 'null' | 'nullstdio'): Promi
   const summary = summarizeProfile(file, ROOT, 20);
   say(`### ${title}`);
   say();
-  say(`${int(r.requestsPerSecond)} calls/s, ${int(r.cpuPerRequest.router)} µs router CPU per call while profiled (sampling every 0.5 ms adds some); ${int(summary.totalMs)} ms busy.`);
+  say(
+    `${int(r.requestsPerSecond)} calls/s, ${int(r.cpuPerRequest.router)} µs router CPU per call while profiled (sampling every 0.5 ms adds some); ${int(summary.totalMs)} ms busy.`,
+  );
   say();
-  say('Busy time by area (each sample booked to the nearest frame of the router or of a package on its stack; node internals with no such frame, e.g. socket callbacks, are grouped):');
+  say(
+    'Busy time by area (each sample booked to the nearest frame of the router or of a package on its stack; node internals with no such frame, e.g. socket callbacks, are grouped):',
+  );
   say();
   say('| area | share | µs per call |');
   say('|---|---:|---:|');
   for (const row of summary.byArea) say(`| ${row.where} | ${(row.share * 100).toFixed(1)}% | ${int((row.ms * 1000) / r.requests)} |`);
   say();
-  say('Inclusive time (on the stack) of the router\'s and packages\' functions:');
+  say("Inclusive time (on the stack) of the router's and packages' functions:");
   say();
   say('| function | share | µs per call |');
   say('|---|---:|---:|');
-  for (const row of summary.inclusiveByFunction.slice(0, 20)) say(`| \`${row.where}\` | ${(row.share * 100).toFixed(1)}% | ${int((row.ms * 1000) / r.requests)} |`);
+  for (const row of summary.inclusiveByFunction.slice(0, 20))
+    say(`| \`${row.where}\` | ${(row.share * 100).toFixed(1)}% | ${int((row.ms * 1000) / r.requests)} |`);
   say();
   say('Self time, top functions:');
   say();
@@ -628,7 +785,9 @@ async function profile(): Promise<void> {
   say('|---|---:|---:|---:|');
   for (const c of clients) say(`| ${c.client} | ${int(c.cpuMicrosPerCall)} | ${int(c.callsPerSecond)} | ${int(c.listenerWarnings)} |`);
   say();
-  say('The warnings: the SDK transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router calls tools over a pooled node:http client of its own (src/backends/transports/http-client.transport.ts), and guardedFetch gives each of the SDK\'s POSTs a signal of its own.');
+  say(
+    "The warnings: the SDK transport hands every fetch one long-lived AbortSignal and undici drops its listener only at GC (nodejs/node#52635); the router calls tools over a pooled node:http client of its own (src/backends/transports/http-client.transport.ts), and guardedFetch gives each of the SDK's POSTs a signal of its own.",
+  );
   say();
 
   results.profile = { http: http.summary, stdio: stdio.summary, httpClients: clients };
@@ -649,7 +808,10 @@ function targetsTable(): void {
   line('find_tool p99 at 10,000 tools (HTTP, 1 conn, first-seen queries)', 'findToolP99Ms', 'ms', 2);
   line('find_tool p99 at 10,000 tools, in process, every default signal', 'findToolInProcessP99Ms', 'ms', 2);
   line('router CPU a Redis-backed token adds per call (16 conns)', 'redisAddedCpuPerCallUs', 'µs');
-  if (t.noHeapGrowth) say(`| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`);
+  if (t.noHeapGrowth)
+    say(
+      `| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`,
+    );
   say();
 }
 
@@ -657,8 +819,12 @@ async function main(): Promise<void> {
   const m = results.machine as ReturnType<typeof machine>;
   say(`# CentralMCP Router benchmarks — ${new Date().toISOString()}`);
   say();
-  say(`Machine: ${m.cores} × ${m.cpu}${m.mhz > 0 ? ` @ ${m.mhz} MHz` : ''}, ${m.memoryGiB} GiB RAM (${m.freeGiB} free), Linux ${m.kernel}, Node ${m.node}; load average at start ${m.loadAtStart.join(' / ')}.`);
-  say(`Each figure is the median of ${RUNS} run(s) of ${SECONDS} s after a warm-up run. The load generator (autocannon), the router and the backends share the ${m.cores} cores.`);
+  say(
+    `Machine: ${m.cores} × ${m.cpu}${m.mhz > 0 ? ` @ ${m.mhz} MHz` : ''}, ${m.memoryGiB} GiB RAM (${m.freeGiB} free), Linux ${m.kernel}, Node ${m.node}; load average at start ${m.loadAtStart.join(' / ')}.`,
+  );
+  say(
+    `Each figure is the median of ${RUNS} run(s) of ${SECONDS} s after a warm-up run. The load generator (autocannon), the router and the backends share the ${m.cores} cores.`,
+  );
   say();
   if (ONLY.has('ceiling') || ONLY.has('batch')) await ceilingAndBatch();
   if (ONLY.has('find')) await findTool();

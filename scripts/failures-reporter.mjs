@@ -9,7 +9,9 @@ export default async function* failures(source) {
     const { name, file, details } = event.data;
     const error = details?.error;
     if (error?.failureType === 'subtestsFailed') continue;
-    const message = String(error?.cause?.message ?? error?.cause ?? error?.message ?? '').split('\n')[0].slice(0, 300);
+    const message = String(error?.cause?.message ?? error?.cause ?? error?.message ?? '')
+      .split('\n')[0]
+      .slice(0, 300);
     yield `${JSON.stringify({ file: file ?? null, name, failureType: error?.failureType ?? null, error: message })}\n`;
   }
 }

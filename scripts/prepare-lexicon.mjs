@@ -55,7 +55,10 @@ function sourcesNow() {
   return out;
 }
 
-const scriptHash = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+const scriptHash = createHash('sha256')
+  .update(readFileSync(fileURLToPath(import.meta.url)))
+  .digest('hex')
+  .slice(0, 16);
 
 /** True when OUT holds a complete output of this script (same format and script) for these sources. */
 function upToDate(sources) {
@@ -170,7 +173,10 @@ function dataLines(file) {
 }
 
 function lemmaOf(word) {
-  return word.replace(/\([a-z]+\)$/, '').replace(/_/g, ' ').toLowerCase(); // adjective markers: "(p)", "(a)", "(ip)"
+  return word
+    .replace(/\([a-z]+\)$/, '')
+    .replace(/_/g, ' ')
+    .toLowerCase(); // adjective markers: "(p)", "(a)", "(ip)"
 }
 
 /** The synsets, keyed "<pos><offset>", with their lemmas and the pointers the relations need. */
@@ -279,7 +285,9 @@ async function main() {
   const missing = Object.keys(sources).filter((name) => sources[name] === null);
   if (missing.length > 0) {
     // A production-only install (npm ci --omit=dev) has no sources: say so, do not fail the install.
-    console.warn(`lexicon: NOT PREPARED: ${missing.join(', ')} not installed (devDependencies); run \`npm ci\` then \`npm run prepare:lexicon\`. find_tool's semantic signals need ${OUT}.`);
+    console.warn(
+      `lexicon: NOT PREPARED: ${missing.join(', ')} not installed (devDependencies); run \`npm ci\` then \`npm run prepare:lexicon\`. find_tool's semantic signals need ${OUT}.`,
+    );
     return;
   }
   const started = process.hrtime.bigint();

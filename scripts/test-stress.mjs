@@ -40,7 +40,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 /** Pids of the living processes now. */
 function pids() {
-  return new Set(readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number));
+  return new Set(
+    readdirSync('/proc')
+      .filter((e) => /^\d+$/.test(e))
+      .map(Number),
+  );
 }
 
 /**
@@ -68,14 +72,20 @@ function runOnce(i) {
   const failures = join(out, `run-${i}.failures.jsonl`);
   const started = Date.now();
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), 'unit', 'e2e', ...only, '--failures', failures], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), 'unit', 'e2e', ...only, '--failures', failures], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const sink = createWriteStream(log);
     child.stdout.pipe(sink, { end: false });
     child.stderr.pipe(sink, { end: false });
     child.on('exit', (code) => {
       sink.end();
       const failed = existsSync(failures)
-        ? readFileSync(failures, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+        ? readFileSync(failures, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line))
         : [];
       resolvePromise({ code, seconds: Math.round((Date.now() - started) / 1000), failed, log });
     });

@@ -53,7 +53,11 @@ const SOCKET_SPECS = new Set([
  */
 const GROUPS = {
   unit: { timeoutMs: 300_000, preload: 'test/support/unit-guard.js', select: (f) => isSpec(f) && !SOCKET_SPECS.has(basename(f)) },
-  e2e: { timeoutMs: 1_200_000, preload: 'test/support/reap-on-exit.js', select: (f) => f.endsWith('.e2e-spec.js') || (isSpec(f) && SOCKET_SPECS.has(basename(f))) },
+  e2e: {
+    timeoutMs: 1_200_000,
+    preload: 'test/support/reap-on-exit.js',
+    select: (f) => f.endsWith('.e2e-spec.js') || (isSpec(f) && SOCKET_SPECS.has(basename(f))),
+  },
   bench: { timeoutMs: 1_800_000, preload: 'test/support/reap-on-exit.js', select: (f) => f.endsWith('.bench-spec.js') },
 };
 
@@ -107,7 +111,12 @@ function run(group, files, failures) {
     '--require',
     join(BUILD, preload),
     ...(failures
-      ? ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(ROOT, 'scripts', 'failures-reporter.mjs')}`, `--test-reporter-destination=${failures}`]
+      ? [
+          '--test-reporter=spec',
+          '--test-reporter-destination=stdout',
+          `--test-reporter=${join(ROOT, 'scripts', 'failures-reporter.mjs')}`,
+          `--test-reporter-destination=${failures}`,
+        ]
       : []),
     ...files,
   ];

@@ -12,7 +12,8 @@ import { PinsLockBusyError } from './trust/pins-lock';
 /** The CLI waits longer than the router for the lock: a person can wait, a catalog review should not. */
 const CLI_LOCK = { waitMs: 10_000, staleMs: 10_000 };
 
-const USAGE = 'usage: centralmcp-router pins list|diff|approve [backend[:tool]] [--by NAME]\n' +
+const USAGE =
+  'usage: centralmcp-router pins list|diff|approve [backend[:tool]] [--by NAME]\n' +
   'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second';
 
 /**

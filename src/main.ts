@@ -89,7 +89,15 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
   } catch (err) {
     const code = errnoCode(err);
     if (code === undefined || !(code in LISTEN_ERRORS)) throw err;
-    const line = { level: 'fatal', time: new Date().toISOString(), context: 'Main', message: `cannot listen on ${host}:${port}: ${code} (${LISTEN_ERRORS[code]})`, host, port, code };
+    const line = {
+      level: 'fatal',
+      time: new Date().toISOString(),
+      context: 'Main',
+      message: `cannot listen on ${host}:${port}: ${code} (${LISTEN_ERRORS[code]})`,
+      host,
+      port,
+      code,
+    };
     process.stderr.write(JSON.stringify(line) + '\n');
     process.exit(78);
   }

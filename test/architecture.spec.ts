@@ -111,12 +111,18 @@ test('no import cycles between files, type imports included, and no forwardRef',
   };
   for (const node of graph.keys()) visit(node, []);
   assert.deepEqual(cycles, []);
-  assert.deepEqual(files.filter((f) => /\bforwardRef\s*\(/.test(f.text)).map((f) => f.path), []);
+  assert.deepEqual(
+    files.filter((f) => /\bforwardRef\s*\(/.test(f.text)).map((f) => f.path),
+    [],
+  );
 });
 
 test('the environment is read only in config/', () => {
   const readers = files.filter((f) => /process\.env\b/.test(f.text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))).map((f) => relative(SRC, f.path));
-  assert.deepEqual(readers.filter((p) => !p.startsWith('config/')), []);
+  assert.deepEqual(
+    readers.filter((p) => !p.startsWith('config/')),
+    [],
+  );
 });
 
 test('the MCP SDK is imported at runtime only in backends/ and mcp/', () => {
@@ -161,6 +167,12 @@ test('every domain file with logic has its spec beside it (`x.spec.ts` or `x.<as
 });
 
 test('named exports only, and no barrel index files inside modules', () => {
-  assert.deepEqual(files.filter((f) => /^export default /m.test(f.text)).map((f) => relative(SRC, f.path)), []);
-  assert.deepEqual(files.filter((f) => f.path.endsWith('/index.ts')).map((f) => relative(SRC, f.path)), []);
+  assert.deepEqual(
+    files.filter((f) => /^export default /m.test(f.text)).map((f) => relative(SRC, f.path)),
+    [],
+  );
+  assert.deepEqual(
+    files.filter((f) => f.path.endsWith('/index.ts')).map((f) => relative(SRC, f.path)),
+    [],
+  );
 });

@@ -20,7 +20,11 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   let everything: ChildProcess;
   let router: RunningRouter;
   let client: Client;
-  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+  const stateOf = (name: string) =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === name)!;
   const ready = async () => {
     const res = await fetch(router.url.replace(/\/mcp$/, '/health/ready'));
     return { status: res.status, body: (await res.json()) as { details: Record<string, { state: string; required: boolean }> } };
@@ -56,7 +60,11 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   test('each backend is up in its own era; the 2026 backend never saw initialize', async () => {
     assert.deepEqual(
       ['wx', 'quiet', 'everything'].map((name) => [name, stateOf(name).status, stateOf(name).era]),
-      [['wx', 'up', 'modern'], ['quiet', 'up', 'modern'], ['everything', 'up', 'legacy']],
+      [
+        ['wx', 'up', 'modern'],
+        ['quiet', 'up', 'modern'],
+        ['everything', 'up', 'legacy'],
+      ],
     );
     const { status, body } = await ready();
     assert.equal(status, 200);
@@ -75,7 +83,10 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
     assert.ok(textOf(weather as ToolResult).includes('weather in Oslo: sunny (from wx)'), JSON.stringify(weather.content));
     const sum = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'get-sum', server: 'everything', arguments: { a: 2, b: 3 } } });
     assert.equal(sum.isError, false);
-    assert.ok(textOf(sum as ToolResult).some((t) => t.includes('5')), JSON.stringify(sum.content));
+    assert.ok(
+      textOf(sum as ToolResult).some((t) => t.includes('5')),
+      JSON.stringify(sum.content),
+    );
     const { headers } = await modern.stats();
     assert.ok(headers.includes('tools/call mcp-method=tools/call mcp-name=wx_weather mcp-protocol-version=2026-07-28'), headers.join('\n'));
     assert.ok(headers.includes('tools/list mcp-method=tools/list mcp-name=undefined mcp-protocol-version=2026-07-28'), headers.join('\n'));
@@ -83,11 +94,17 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
 
   test('x-mcp-header: an annotated argument travels as Mcp-Param-*; a tool with an invalid annotation is left out', async () => {
     // The v2 server refuses a call whose annotated argument has no header (HeaderMismatch).
-    const regional = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'wx_regional', server: 'wx', arguments: { region: 'eu-north', city: 'Oslo' } } });
+    const regional = await client.callTool({
+      name: 'invoke_read_tool',
+      arguments: { name: 'wx_regional', server: 'wx', arguments: { region: 'eu-north', city: 'Oslo' } },
+    });
     assert.equal(regional.isError, false, JSON.stringify(regional.content));
     assert.deepEqual(readAsModel(regional as ToolResult).blocks, [{ type: 'text', text: 'Oslo in eu-north' }]);
     const { headers } = await modern.stats();
-    assert.ok(headers.some((h) => h.startsWith('tools/call mcp-method=tools/call mcp-name=wx_regional') && h.endsWith('mcp-param-region=eu-north')), headers.join('\n'));
+    assert.ok(
+      headers.some((h) => h.startsWith('tools/call mcp-method=tools/call mcp-name=wx_regional') && h.endsWith('mcp-param-region=eu-north')),
+      headers.join('\n'),
+    );
     assert.equal(stateOf('wx').tools, 3, 'weather, echo, regional; broken left out');
     assert.ok(!(await found('a tool whose header annotation is invalid', 'wx')).includes('wx_broken'));
     const broken = await callTool(client, 'invoke_read_tool', { name: 'wx_broken', server: 'wx', arguments: { count: 1 } });
@@ -111,7 +128,10 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
     const texts = blocks.map((b) => b.text);
     const at = (header: string) => texts.indexOf(header);
     assert.ok(at('── entry 0, id "w": ok ──') >= 0 && texts[at('── entry 0, id "w": ok ──') + 1] === 'from the 2026 backend', JSON.stringify(texts));
-    assert.ok(texts.slice(at('── entry 1, id "s": ok ──') + 1, at('── entry 2, id "q": ok ──')).some((t) => t?.includes('42')), JSON.stringify(texts));
+    assert.ok(
+      texts.slice(at('── entry 1, id "s": ok ──') + 1, at('── entry 2, id "q": ok ──')).some((t) => t?.includes('42')),
+      JSON.stringify(texts),
+    );
     assert.equal(texts[at('── entry 2, id "q": ok ──') + 1], 'weather in Lima: sunny (from quiet)');
   });
 
@@ -159,7 +179,11 @@ describe('era set in config', () => {
   let modern: ModernServer;
   let everything: ChildProcess;
   let router: RunningRouter;
-  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+  const stateOf = (name: string) =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === name)!;
 
   before(async () => {
     const everythingPort = await freePort();

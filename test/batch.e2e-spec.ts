@@ -30,10 +30,9 @@ describe('invoke_read_tool_batch over real backends', () => {
 
   before(async () => {
     router = await startRouter(
-      testConfig(
-        [filesBackend(dir), memoryBackend(join(tempDir(), 'm.jsonl')), everythingBackend(), stdioBackend('fixture', SERVER_ENTRIES.fixture, [])],
-        { budgets: { responseMaxBytes: 200_000, responseMaxItems: 200, batchResponseMaxBytes: 65_536 } },
-      ),
+      testConfig([filesBackend(dir), memoryBackend(join(tempDir(), 'm.jsonl')), everythingBackend(), stdioBackend('fixture', SERVER_ENTRIES.fixture, [])], {
+        budgets: { responseMaxBytes: 200_000, responseMaxItems: 200, batchResponseMaxBytes: 65_536 },
+      }),
     );
     client = await router.connect();
   });
@@ -49,16 +48,21 @@ describe('invoke_read_tool_batch over real backends', () => {
   test('answers one result per call, in order, with every status, and never writes', async () => {
     const target = join(dir, 'written.txt');
     const before = await scrapeMetrics(router);
-    const result = await client.callTool({ name: BATCH, arguments: { calls: [
-      { id: 'alpha', name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') } },
-      { name: 'write_file', arguments: { path: target, content: 'no' } },
-      { name: 'no_such_tool' },
-      { name: 'read_graph', server: 'memory', surprise: true },
-      { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') }, cursor: 'forged' },
-      { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'missing.txt') } },
-      { id: 'sum', name: 'get-sum', arguments: { a: 1, b: 2 } },
-      { name: 'read_graph' },
-    ] } });
+    const result = await client.callTool({
+      name: BATCH,
+      arguments: {
+        calls: [
+          { id: 'alpha', name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') } },
+          { name: 'write_file', arguments: { path: target, content: 'no' } },
+          { name: 'no_such_tool' },
+          { name: 'read_graph', server: 'memory', surprise: true },
+          { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'a.txt') }, cursor: 'forged' },
+          { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'missing.txt') } },
+          { id: 'sum', name: 'get-sum', arguments: { a: 1, b: 2 } },
+          { name: 'read_graph' },
+        ],
+      },
+    });
     // The batch was dispatched: its failures are data, not a raised exception (architecture §5).
     assert.equal(result.isError, false);
     const data = result.structuredContent as BatchAnswer;
@@ -135,7 +139,13 @@ describe('invoke_read_tool_batch over real backends', () => {
       [[], 'invalid_batch'],
       [Array.from({ length: 26 }, () => ({ name: 'read_graph' })), 'too_many_calls'],
       [[{ name: 'read_graph' }, { id: '0', name: 'read_graph' }], 'duplicate_id'],
-      [[{ id: 'x', name: 'read_graph' }, { id: 'x', name: 'read_graph' }], 'duplicate_id'],
+      [
+        [
+          { id: 'x', name: 'read_graph' },
+          { id: 'x', name: 'read_graph' },
+        ],
+        'duplicate_id',
+      ],
     ];
     for (const [calls, code] of cases) {
       const { isError, data } = await callTool(client, BATCH, calls === undefined ? {} : { calls });
@@ -210,7 +220,10 @@ describe('invoke_read_tool_batch over real backends', () => {
     // Measured on the serialized result as sent: structured content and content together.
     assert.ok(bytes <= 65_536, `${bytes} bytes`);
     const { head, blocks } = readAsModel<BatchAnswer>(result);
-    assert.deepEqual(head.results.map((r) => r.next_cursor), data.results.map((r) => r.next_cursor));
+    assert.deepEqual(
+      head.results.map((r) => r.next_cursor),
+      data.results.map((r) => r.next_cursor),
+    );
     assert.equal(blocks.length, 50, 'a header and one text block per entry');
     assert.equal(blocks[1].text, data.results[0].result?.structuredContent?.content);
     assert.equal(data.results.length, 25);
@@ -255,8 +268,7 @@ describe('rate limits per backend call (architecture §7)', () => {
   });
   after(async () => router.close());
 
-  const reads = (server: string, n: number) =>
-    Array.from({ length: n }, () => ({ name: 'read_text_file', server, arguments: { path: join(dir, 'a.txt') } }));
+  const reads = (server: string, n: number) => Array.from({ length: n }, () => ({ name: 'read_text_file', server, arguments: { path: join(dir, 'a.txt') } }));
   const waits = (samples: Map<string, number>, bucket: string) => ({
     count: samples.get(`centralmcp_router_rate_limit_wait_seconds_count{bucket="${bucket}"}`) ?? 0,
     sum: samples.get(`centralmcp_router_rate_limit_wait_seconds_sum{bucket="${bucket}"}`) ?? 0,
@@ -280,7 +292,11 @@ describe('rate limits per backend call (architecture §7)', () => {
 
   test('a wait longer than maxWaitMs fails that call with error instead of waiting; refusals cost no token', async () => {
     const { data } = await callTool(client, BATCH, {
-      calls: [{ name: 'write_file', server: 'strict', arguments: { path: join(dir, 'x'), content: 'x' } }, { name: 'nope', server: 'strict' }, ...reads('strict', 3)],
+      calls: [
+        { name: 'write_file', server: 'strict', arguments: { path: join(dir, 'x'), content: 'x' } },
+        { name: 'nope', server: 'strict' },
+        ...reads('strict', 3),
+      ],
     });
     // Blocked and unknown calls took no token, so the first read has the bucket's only one; the
     // next two would wait far past maxWaitMs for theirs, and fail rather than wait.

@@ -9,8 +9,7 @@ test('a wrong config stops the process at boot with the field named', () => {
   const file = join(tempDir(), 'bad.yaml');
   writeFileSync(
     file,
-    'backends:\n  files:\n    transport: stdio\n    args: [x]\n    timeoutMs: -1\n' +
-      'discovery:\n  embeddings:\n    url: ollama:11434\n    timeoutMs: 0\n',
+    'backends:\n  files:\n    transport: stdio\n    args: [x]\n    timeoutMs: -1\n' + 'discovery:\n  embeddings:\n    url: ollama:11434\n    timeoutMs: 0\n',
   );
   const run = spawnSync(process.execPath, [ROUTER_MAIN], {
     env: { PATH: process.env.PATH, CENTRALMCP_ROUTER_CONFIG: file, CENTRALMCP_ROUTER_PORT: '0' },

@@ -40,9 +40,7 @@ function repositoryRoot(): string {
   throw new Error(`no helm/centralmcp-router above ${__dirname}`);
 }
 
-const dashboard = JSON.parse(
-  readFileSync(join(repositoryRoot(), 'helm/centralmcp-router/dashboards/centralmcp-router.json'), 'utf8'),
-) as Dashboard;
+const dashboard = JSON.parse(readFileSync(join(repositoryRoot(), 'helm/centralmcp-router/dashboards/centralmcp-router.json'), 'utf8')) as Dashboard;
 
 function allPanels(panels: Panel[]): Panel[] {
   return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);

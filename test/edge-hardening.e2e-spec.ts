@@ -51,8 +51,7 @@ describe('edge: credentials and slow clients, with API keys', () => {
     await router.close();
   });
 
-  const ping = (headerLines: string[]) =>
-    rawRequest(port, requestText('/mcp', [...JSON_HEADERS, ...headerLines, `Content-Length: ${PING.length}`], PING));
+  const ping = (headerLines: string[]) => rawRequest(port, requestText('/mcp', [...JSON_HEADERS, ...headerLines, `Content-Length: ${PING.length}`], PING));
 
   test('one valid Authorization header is accepted', async () => {
     const answer = await ping([`Authorization: Bearer ${ALICE}`]);
@@ -123,9 +122,7 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
 
   before(async () => {
     logs = captureLogs();
-    router = await startRouter(
-      testConfig([], { http: { host: '127.0.0.1', port: 0, bodyLimitBytes: BODY_LIMIT, allowedHosts: [], allowedOrigins: [] } }),
-    );
+    router = await startRouter(testConfig([], { http: { host: '127.0.0.1', port: 0, bodyLimitBytes: BODY_LIMIT, allowedHosts: [], allowedOrigins: [] } }));
   });
   after(async () => {
     for (const socket of held) socket.destroy();
@@ -137,10 +134,14 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
     const port = portOf(router);
     // Each announces a full body and sends half of it, then stalls.
     const open = () =>
-      rawConnection(port, (socket) => {
-        held.push(socket);
-        socket.write(requestText('/mcp', [...JSON_HEADERS, `Content-Length: ${BODY_LIMIT}`], 'x'.repeat(BODY_LIMIT / 2)));
-      }, { giveUpMs: 60_000 });
+      rawConnection(
+        port,
+        (socket) => {
+          held.push(socket);
+          socket.write(requestText('/mcp', [...JSON_HEADERS, `Content-Length: ${BODY_LIMIT}`], 'x'.repeat(BODY_LIMIT / 2)));
+        },
+        { giveUpMs: 60_000 },
+      );
     const answers: Promise<{ status: number }>[] = [];
     let refused: { status: number; head: string } | undefined;
     // The cap is 16 whole bodies (README "Operations"); the 17th must not be held.
@@ -161,7 +162,10 @@ describe('edge: what bodies may hold, without authentication (mode none)', () =>
       'a request served again once the held bodies are gone',
     );
     // Sixteen clients went away mid-body: nothing for an operator to act on.
-    assert.deepEqual(logs.lines().filter((l) => l.level === 'error'), []);
+    assert.deepEqual(
+      logs.lines().filter((l) => l.level === 'error'),
+      [],
+    );
   });
 });
 
@@ -175,7 +179,11 @@ describe('edge: protocol versions', () => {
   const rpc = async (message: object, version?: string) => {
     const response = await fetch(router.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(version !== undefined ? { 'mcp-protocol-version': version } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(version !== undefined ? { 'mcp-protocol-version': version } : {}),
+      },
       body: JSON.stringify(message),
     });
     const text = await response.text();
@@ -190,7 +198,10 @@ describe('edge: protocol versions', () => {
       assert.equal((await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, version)).status, 202);
       const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version);
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body!.result.tools.map((t) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+      assert.deepEqual(
+        list.body!.result.tools.map((t) => t.name),
+        ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch'],
+      );
       const call = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'find_tool', arguments: { query: 'anything' } } }, version);
       assert.equal(call.status, 200);
       assert.equal(call.body!.result.isError, false);
@@ -198,7 +209,8 @@ describe('edge: protocol versions', () => {
   }
 
   test('a version the router does not implement is negotiated to its newest legacy one; an unknown header value is 400', async () => {
-    for (const asked of ['2025-03-26', '2099-01-01', '2026-07-28']) assert.equal((await initialize(asked)).body!.result.protocolVersion, LEGACY_VERSIONS[0], asked);
+    for (const asked of ['2025-03-26', '2099-01-01', '2026-07-28'])
+      assert.equal((await initialize(asked)).body!.result.protocolVersion, LEGACY_VERSIONS[0], asked);
     for (const header of ['2099-01-01', 'latest', '2025-03-26']) {
       const answer = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, header);
       assert.equal(answer.status, 400, header);

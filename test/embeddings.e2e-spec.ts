@@ -37,14 +37,14 @@ function captureLogs(): { lines: string[]; restore(): void } {
   const streams = [process.stdout, process.stderr] as const;
   const originals = streams.map((s) => s.write.bind(s));
   streams.forEach((stream, i) => {
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    stream.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       if (text.startsWith('{"level"')) {
         lines.push(text);
         return true;
       }
       return (originals[i] as (...a: unknown[]) => boolean)(chunk, ...rest);
-    });
+    };
   });
   return { lines, restore: () => streams.forEach((stream, i) => (stream.write = originals[i])) };
 }
@@ -102,13 +102,20 @@ describe('find_tool with an embeddings endpoint', () => {
   });
 
   test('each distinct tool text is embedded once, in batches, with the configured model and headers', async () => {
-    await until(async () => {
-      const samples = await scrapeMetrics(router);
-      catalogSize = [...samples].filter(([k]) => k.startsWith('centralmcp_router_catalog_tools{')).reduce((sum, [, v]) => sum + v, 0);
-      return catalogSize > 20 && samples.get('centralmcp_router_embeddings_tools') === catalogSize;
-    }, 60_000, 'every tool embedded');
+    await until(
+      async () => {
+        const samples = await scrapeMetrics(router);
+        catalogSize = [...samples].filter(([k]) => k.startsWith('centralmcp_router_catalog_tools{')).reduce((sum, [, v]) => sum + v, 0);
+        return catalogSize > 20 && samples.get('centralmcp_router_embeddings_tools') === catalogSize;
+      },
+      60_000,
+      'every tool embedded',
+    );
     const texts = toolTextCounts();
-    assert.ok(texts.every(([, count]) => count === 1), JSON.stringify(texts.filter(([, c]) => c !== 1)));
+    assert.ok(
+      texts.every(([, count]) => count === 1),
+      JSON.stringify(texts.filter(([, c]) => c !== 1)),
+    );
     // memory and memory-b share their 9 texts.
     assert.equal(texts.length, catalogSize - 9);
     assert.ok(endpoint.requests.every((r) => r.inputs.length <= 8 && r.model === 'fixture-model' && r.authorization === `Bearer ${TOKEN}`));
@@ -135,7 +142,9 @@ describe('find_tool with an embeddings endpoint', () => {
     // in the lexical answer read above from this same router (which has none in its top 10).
     // "12 plus 30" matches no word of any tool; the model knows "plus" is a sum.
     assert.ok(memoryRank(fused) <= 5, JSON.stringify(fused));
-    process.stdout.write(`# lexical: ${lexical.map((h) => `${h.server}:${h.name}`).join(' ')}\n# fused: ${fused.map((h) => `${h.server}:${h.name}:${h.score}`).join(' ')}\n`);
+    process.stdout.write(
+      `# lexical: ${lexical.map((h) => `${h.server}:${h.name}`).join(' ')}\n# fused: ${fused.map((h) => `${h.server}:${h.name}:${h.score}`).join(' ')}\n`,
+    );
     assert.ok(memoryRank(fused) < memoryRank(lexical), `fused ${JSON.stringify(fused)} lexical ${JSON.stringify(lexical)}`);
     const [sum] = await search(PLUS);
     assert.equal(sum?.name, 'get-sum');
@@ -181,7 +190,10 @@ describe('find_tool with an embeddings endpoint', () => {
     // Every tool text is sent once more, for the new model, and dense ranking is back.
     await until(async () => (await embeddedTools()) === catalogSize, 60_000, 'every tool re-embedded');
     const texts = toolTextCounts();
-    assert.ok(texts.every(([, count]) => count === 2), JSON.stringify(texts.filter(([, c]) => c !== 2)));
+    assert.ok(
+      texts.every(([, count]) => count === 2),
+      JSON.stringify(texts.filter(([, c]) => c !== 2)),
+    );
     const fused = await search(REMEMBER, { top_k: 5 });
     assert.ok(memoryRank(fused) <= 5, JSON.stringify(fused));
   });

@@ -35,7 +35,11 @@ describe('protocol eras as an operator sees them: /metrics and the audit lines',
   let after1: Map<string, number>;
 
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     const everythingPort = await freePort();
@@ -116,15 +120,12 @@ describe('protocol eras as an operator sees them: /metrics and the audit lines',
   });
 
   test('backend_protocol_era shows the 2026-only backend as modern and server-everything as legacy', () => {
-    assert.deepEqual(
-      Object.fromEntries([...after1].filter(([s]) => s.startsWith('centralmcp_router_backend_protocol_era{'))),
-      {
-        'centralmcp_router_backend_protocol_era{backend="wx",era="legacy"}': 0,
-        'centralmcp_router_backend_protocol_era{backend="wx",era="modern"}': 1,
-        'centralmcp_router_backend_protocol_era{backend="everything",era="legacy"}': 1,
-        'centralmcp_router_backend_protocol_era{backend="everything",era="modern"}': 0,
-      },
-    );
+    assert.deepEqual(Object.fromEntries([...after1].filter(([s]) => s.startsWith('centralmcp_router_backend_protocol_era{'))), {
+      'centralmcp_router_backend_protocol_era{backend="wx",era="legacy"}': 0,
+      'centralmcp_router_backend_protocol_era{backend="wx",era="modern"}': 1,
+      'centralmcp_router_backend_protocol_era{backend="everything",era="legacy"}': 1,
+      'centralmcp_router_backend_protocol_era{backend="everything",era="modern"}': 0,
+    });
   });
 
   test('the audit line of each tool call on stdout carries the protocol version its client used, never an argument', async () => {
@@ -150,7 +151,11 @@ describe('a backend met in another era after a reconnect', () => {
   let modern: ModernServer;
   let everything: ChildProcess | undefined;
   let router: RunningRouter;
-  const stateOf = () => router.app.get(BackendsService).states().find((s) => s.name === 'svc')!;
+  const stateOf = () =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === 'svc')!;
   const eraSeries = async () => {
     const samples = await scrapeMetrics(router);
     return ['legacy', 'modern'].map((era) => samples.get(`centralmcp_router_backend_protocol_era{backend="svc",era="${era}"}`));

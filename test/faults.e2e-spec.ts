@@ -178,7 +178,11 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
       const b = await batch;
       assert.deepEqual(
         b.results.map((r) => [r.index, r.status]),
-        [[0, 'ok'], [1, c.expect === 'ok' ? 'ok' : 'error'], [2, 'ok']],
+        [
+          [0, 'ok'],
+          [1, c.expect === 'ok' ? 'ok' : 'error'],
+          [2, 'ok'],
+        ],
         c.what,
       );
     }
@@ -186,7 +190,8 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
 
   test('a call past its deadline is cancelled at the backend, over stdio and over HTTP', async () => {
     await recover();
-    const cancelled = async (backend: string) => Number(((await client.read('stats', backend)).result?.structuredContent?.counts as Record<string, number> | undefined)?.['notifications/cancelled'] ?? 0);
+    const cancelled = async (backend: string) =>
+      Number(((await client.read('stats', backend)).result?.structuredContent?.counts as Record<string, number> | undefined)?.['notifications/cancelled'] ?? 0);
     for (const backend of ['faulty', 'faultyhttp']) {
       const before = await cancelled(backend);
       assert.equal((await client.read('hang', backend)).status, 'error');
@@ -199,9 +204,28 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
   // Each fault is injected once per FAULT_EVERY healthy calls, on every faulty backend of its row,
   // so faults and healthy calls overlap however fast or slow the box runs.
   const injections: { what: string; faults: [string, string, Record<string, unknown>][] }[] = [
-    { what: 'hangs', faults: [['faulty', 'hang', {}], ['faultyhttp', 'hang', {}]] },
-    { what: 'crashes', faults: [['crashloop', 'crash', {}], ['crashloophttp', 'crash', {}]] },
-    { what: 'writes malformed JSON-RPC', faults: [['faulty', 'malformed', { kind: 'bad_result' }], ['faulty', 'malformed', {}], ['faultyhttp', 'malformed', {}]] },
+    {
+      what: 'hangs',
+      faults: [
+        ['faulty', 'hang', {}],
+        ['faultyhttp', 'hang', {}],
+      ],
+    },
+    {
+      what: 'crashes',
+      faults: [
+        ['crashloop', 'crash', {}],
+        ['crashloophttp', 'crash', {}],
+      ],
+    },
+    {
+      what: 'writes malformed JSON-RPC',
+      faults: [
+        ['faulty', 'malformed', { kind: 'bad_result' }],
+        ['faulty', 'malformed', {}],
+        ['faultyhttp', 'malformed', {}],
+      ],
+    },
     { what: 'floods 12 MiB responses over stdio', faults: [['faulty', 'huge', {}]] },
     { what: 'floods 12 MiB responses over HTTP', faults: [['faultyhttp', 'huge', { chunked: true }]] },
   ];
@@ -221,7 +245,10 @@ describe('faults: a misbehaving backend fails only its own calls', () => {
       // Every fault was a real call, answered once (with `error`, or `ok` after garbage lines).
       const faulted = await Promise.all(injected);
       assert.equal(faulted.length, (HEALTHY_CALLS / FAULT_EVERY) * faults.length);
-      assert.ok(faulted.some((a) => a.status === 'error'), `no ${what} fault failed: ${JSON.stringify(faulted[0])}`);
+      assert.ok(
+        faulted.some((a) => a.status === 'error'),
+        `no ${what} fault failed: ${JSON.stringify(faulted[0])}`,
+      );
     });
   }
 
@@ -307,7 +334,11 @@ describe('faults: a tools/list_changed storm', () => {
         answers.push(await client.read('fixture_notify_list_changed', 'storm', { times: BURST }));
       }
       // The storm backend's own calls (a fault tool and a synthetic one), and a calm neighbour's.
-      const [name, server] = [['fast', 'storm'], ['github_get_issue', 'storm'], ['fast', 'calm']][i % 3];
+      const [name, server] = [
+        ['fast', 'storm'],
+        ['github_get_issue', 'storm'],
+        ['fast', 'calm'],
+      ][i % 3];
       answers.push(await client.read(name, server, { id: String(i) }));
     });
     await waitFor(() => lists() > listsBefore, 60_000, 'the storm refreshed the catalog');
@@ -328,14 +359,14 @@ describe('faults: annotations flipped by the backend', () => {
 
   before(async () => {
     // The router logs JSON lines to stdout; keep them for the "the change is logged" check.
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       const line = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       if (line.startsWith('{"level"')) {
         logged.push(line);
         return true;
       }
       return (realWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    });
+    };
     router = await startRouter(testConfig([faultStdioBackend('flip', { countFile: flipCounts })], { logLevel: 'info' }));
     client = new RawMcpClient(router.url);
   });

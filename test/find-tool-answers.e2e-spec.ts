@@ -38,8 +38,26 @@ describe('find_tool with a backend up and one down', () => {
       isError: false,
       data: {
         hits: [
-          { name: 'add_tool', server: 'fixture', description: 'adds a tool and notifies tools/list_changed', params: [], read_only: false, destructive: true, idempotent: false, score: 0 },
-          { name: 'big', server: 'fixture', description: 'answers with a text of `bytes` bytes', params: [], read_only: false, destructive: true, idempotent: false, score: 0 },
+          {
+            name: 'add_tool',
+            server: 'fixture',
+            description: 'adds a tool and notifies tools/list_changed',
+            params: [],
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            score: 0,
+          },
+          {
+            name: 'big',
+            server: 'fixture',
+            description: 'answers with a text of `bytes` bytes',
+            params: [],
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            score: 0,
+          },
         ],
         note: NO_MATCH_NOTE,
         servers: [{ name: 'fixture', tools: 8, connected: true, summary: '8 tools: big, small, sleep, grandchild, …' }],

@@ -44,15 +44,21 @@ let catalog: CatalogTool[] = [];
 let index: ToolIndex;
 const queries = loadQueries();
 
-before(async () => {
-  catalog = await fetchDemoCatalogs();
-  index = buildToolIndex(catalog, { lexicon: loadLexicon() });
-}, { timeout: 300_000 });
+before(
+  async () => {
+    catalog = await fetchDemoCatalogs();
+    index = buildToolIndex(catalog, { lexicon: loadLexicon() });
+  },
+  { timeout: 300_000 },
+);
 
 test('the labelled queries name only tools the demo backends really publish', () => {
   const published = new Set(catalog.map((t) => key(t.backend, t.name)));
   for (const backend of ['files', 'memory', 'everything']) {
-    assert.ok(catalog.some((t) => t.backend === backend), `no tools from demo backend ${backend}`);
+    assert.ok(
+      catalog.some((t) => t.backend === backend),
+      `no tools from demo backend ${backend}`,
+    );
   }
   const unknown = queries.flatMap((q) => q.expected.map((e) => key(e.server, e.name))).filter((k) => !published.has(k));
   assert.deepEqual(unknown, []);

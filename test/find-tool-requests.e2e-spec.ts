@@ -30,7 +30,7 @@ describe('find_tool answers plain requests over the demo backends', () => {
     router = await startRouter(testConfig([filesBackend(tempDir()), memoryBackend(join(tempDir(), 'memory.jsonl')), everythingBackend()]));
     client = await router.connect();
     // Every backend's catalog is in before the first request is judged.
-    for (const deadline = Date.now() + 30_000; ; ) {
+    for (const deadline = Date.now() + 30_000; ;) {
       const hits = [...(await find('knowledge graph')), ...(await find('sum')), ...(await find('directory'))];
       if (['memory:', 'everything:', 'files:'].every((backend) => hits.some((hit) => hit.startsWith(backend)))) break;
       assert.ok(Date.now() < deadline, `catalogs not loaded: ${hits.join(', ')}`);
@@ -50,7 +50,10 @@ describe('find_tool answers plain requests over the demo backends', () => {
 
   test('"what do you remember about Alice" finds a memory tool in the top 5', async () => {
     const hits = await find('what do you remember about Alice');
-    assert.ok(hits.some((hit) => hit.startsWith('memory:')), hits.join(', '));
+    assert.ok(
+      hits.some((hit) => hit.startsWith('memory:')),
+      hits.join(', '),
+    );
   });
 
   test('"read a file" does not put the deprecated read_file first', async () => {

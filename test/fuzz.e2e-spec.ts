@@ -57,9 +57,9 @@ const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: 
 
 /** Nesting from 1 to 10,000 levels of objects or arrays (often near the 8-level rule), canary at the bottom. */
 const depth = fc.oneof(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 10_000 }), fc.constant(10_000));
-const deepText = fc.record({ depth, arrays: fc.boolean() }).map(({ depth, arrays }) =>
-  arrays ? `${'['.repeat(depth)}"${CANARY}"${']'.repeat(depth)}` : `${'{"d":'.repeat(depth)}"${CANARY}"${'}'.repeat(depth)}`,
-);
+const deepText = fc
+  .record({ depth, arrays: fc.boolean() })
+  .map(({ depth, arrays }) => (arrays ? `${'['.repeat(depth)}"${CANARY}"${']'.repeat(depth)}` : `${'{"d":'.repeat(depth)}"${CANARY}"${'}'.repeat(depth)}`));
 
 /** Argument objects as text: always holding the canary, sometimes deep or with prototype keys. */
 const argumentsText = fc.oneof(
@@ -69,7 +69,11 @@ const argumentsText = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 19_000, max: 40_000 }).map((n) => JSON.stringify({ big: CANARY + 'x'.repeat(n) })) },
 );
 
-const toolName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...KNOWN_TOOLS) }, { weight: 1, arbitrary: anyString }, { weight: 1, arbitrary: fc.constant('x'.repeat(201)) });
+const toolName = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...KNOWN_TOOLS) },
+  { weight: 1, arbitrary: anyString },
+  { weight: 1, arbitrary: fc.constant('x'.repeat(201)) },
+);
 const serverName = sometimes(fc.oneof(fc.constantFrom('fz', 'fz', 'nope', 'FZ', ' fz'), anyString));
 
 /** A valid id the router must answer as sent, or an invalid one it must answer with null. */
@@ -86,9 +90,26 @@ const idText = fc.oneof(
 
 /** A `calls` entry of any shape; often a plausible one, so batches get past the whole-batch checks. */
 const entryText = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ name: toolName, server: serverName, args: argumentsText }).map(({ name, server, args }) => `{"name":${JSON.stringify(name)}${server === undefined ? '' : `,"server":${JSON.stringify(server)}`},"arguments":${args}}`) },
-  { weight: 1, arbitrary: fc.record({ name: toolName, id: fc.oneof(fc.constantFrom('0', '1', '2', 'a'), anyString, fc.integer().map(String)) }).map(({ name, id }) => JSON.stringify({ name, id, arguments: { secret: CANARY } })) },
-  { weight: 1, arbitrary: fc.record({ name: toolName, cursor: fc.oneof(anyString, fc.constant('eyJ2IjoxfQ.c2ln')), extra: jsonish }).map((e) => JSON.stringify({ ...e, arguments: { secret: CANARY } })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ name: toolName, server: serverName, args: argumentsText })
+      .map(
+        ({ name, server, args }) => `{"name":${JSON.stringify(name)}${server === undefined ? '' : `,"server":${JSON.stringify(server)}`},"arguments":${args}}`,
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ name: toolName, id: fc.oneof(fc.constantFrom('0', '1', '2', 'a'), anyString, fc.integer().map(String)) })
+      .map(({ name, id }) => JSON.stringify({ name, id, arguments: { secret: CANARY } })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ name: toolName, cursor: fc.oneof(anyString, fc.constant('eyJ2IjoxfQ.c2ln')), extra: jsonish })
+      .map((e) => JSON.stringify({ ...e, arguments: { secret: CANARY } })),
+  },
   { weight: 1, arbitrary: jsonish.map((v) => JSON.stringify(v) ?? 'null') },
 );
 
@@ -223,14 +244,24 @@ describe('fuzzing /mcp', () => {
   });
 
   test('raw bodies: JSON-RPC shapes, garbage, deep nesting, huge ids, prototype keys', async () => {
-    const method = fc.oneof(fc.constantFrom('ping', 'initialize', 'tools/list', 'tools/call', 'notifications/initialized', 'resources/list', '__proto__', 'constructor'), anyString);
-    const params = fc.oneof(argumentsText, jsonish.map((v) => JSON.stringify(v) ?? 'null'), fc.constant('[]'), fc.constant('"x"'));
+    const method = fc.oneof(
+      fc.constantFrom('ping', 'initialize', 'tools/list', 'tools/call', 'notifications/initialized', 'resources/list', '__proto__', 'constructor'),
+      anyString,
+    );
+    const params = fc.oneof(
+      argumentsText,
+      jsonish.map((v) => JSON.stringify(v) ?? 'null'),
+      fc.constant('[]'),
+      fc.constant('"x"'),
+    );
     const body = fc.oneof(
       anyString,
       jsonish.map((v) => JSON.stringify(v) ?? ''),
       fc.record({ id: idText, method, params }).map(({ id, method: m, params: p }) => rpc(id, m, p)),
       fc.record({ id: idText, method }).map(({ id, method: m }) => `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(m)}}`),
-      fc.record({ id: idText, jsonrpc: jsonish, extra: key }).map(({ id, jsonrpc, extra }) => `{"jsonrpc":${JSON.stringify(jsonrpc) ?? 'null'},"id":${id},"method":"ping",${JSON.stringify(extra)}:1}`),
+      fc
+        .record({ id: idText, jsonrpc: jsonish, extra: key })
+        .map(({ id, jsonrpc, extra }) => `{"jsonrpc":${JSON.stringify(jsonrpc) ?? 'null'},"id":${id},"method":"ping",${JSON.stringify(extra)}:1}`),
       fc.record({ id: idText, result: jsonish }).map(({ id, result }) => `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result) ?? 'null'}}`),
       deepText.map((deep) => rpc('1', 'ping', `{"deep":${deep}}`)),
       deepText,
@@ -249,7 +280,17 @@ describe('fuzzing /mcp', () => {
 
   test('odd content types and headers are refused with 4xx, never 5xx', async () => {
     const contentType = fc.oneof(
-      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/JSON', 'application/json;;', ''),
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/json; charset=utf-16',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/JSON',
+        'application/json;;',
+        '',
+      ),
       fc.string({ maxLength: 30 }).filter((t) => /^[\x21-\x7e ]*$/.test(t)),
     );
     const accept = fc.constantFrom('application/json, text/event-stream', 'text/event-stream', 'application/json', '*/*', 'text/html');
@@ -301,7 +342,11 @@ describe('fuzzing /mcp', () => {
     });
     await fc.assert(
       fc.asyncProperty(batch, async ({ id, calls, extra }) => {
-        const text = rpc(id, 'tools/call', `{"name":"invoke_read_tool_batch","arguments":{"calls":${calls}${extra === undefined ? '' : `,${JSON.stringify(extra)}:1`}}}`);
+        const text = rpc(
+          id,
+          'tools/call',
+          `{"name":"invoke_read_tool_batch","arguments":{"calls":${calls}${extra === undefined ? '' : `,${JSON.stringify(extra)}:1`}}}`,
+        );
         const answer = checkReply(text, await client.post(text));
         if (!answer?.result) return;
         const data = answer.result.structuredContent as unknown as BatchAnswer;
@@ -336,7 +381,9 @@ describe('fuzzing /mcp', () => {
 
   test('find_tool with fuzzed arguments', async () => {
     const args = fc.oneof(
-      fc.record({ query: canaryValue, top_k: fc.oneof(fc.integer(), fc.double(), anyString), server: serverName, include_schema: jsonish }).map((a) => JSON.stringify(a)),
+      fc
+        .record({ query: canaryValue, top_k: fc.oneof(fc.integer(), fc.double(), anyString), server: serverName, include_schema: jsonish })
+        .map((a) => JSON.stringify(a)),
       argumentsText,
     );
     await fc.assert(
@@ -350,9 +397,27 @@ describe('fuzzing /mcp', () => {
   });
 
   test('the fuzzer reached every outcome', () => {
-    const report = [...seen].sort().map(([k, v]) => `${k}=${v}`).join(' ');
+    const report = [...seen]
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     process.stdout.write(`# fuzz coverage (seed ${SEED}): ${report}\n`);
-    for (const what of ['refused:too_deep', 'http:200', 'http:202', 'http:400', 'status:ok', 'status:error', 'status:blocked', 'status:unknown_tool', 'status:invalid_call', 'status:invalid_cursor', 'batch:answered', 'batch:invalid_batch', 'batch:too_many_calls', 'batch:duplicate_id']) {
+    for (const what of [
+      'refused:too_deep',
+      'http:200',
+      'http:202',
+      'http:400',
+      'status:ok',
+      'status:error',
+      'status:blocked',
+      'status:unknown_tool',
+      'status:invalid_call',
+      'status:invalid_cursor',
+      'batch:answered',
+      'batch:invalid_batch',
+      'batch:too_many_calls',
+      'batch:duplicate_id',
+    ]) {
       assert.ok((seen.get(what) ?? 0) > 0, `never reached ${what}: ${report}`);
     }
   });

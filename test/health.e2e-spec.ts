@@ -27,7 +27,11 @@ describe('health probes over real backends', () => {
     const res = await fetch(base + path);
     return { status: res.status, body: (await res.json()) as Health['body'] };
   };
-  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+  const stateOf = (name: string) =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === name)!;
 
   /** Polls /health/ready every 20 ms until it answers `status`; checks liveness on each round. */
   async function readyBecomes(status: number, ms: number): Promise<Health> {

@@ -11,15 +11,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BackendsService } from '../src/backends/backends.service';
 import { LifecycleService } from '../src/lifecycle/lifecycle.service';
 import { until, waitFor } from './support/backend-processes';
-import {
-  childrenOf,
-  faultHttpBackend,
-  faultStdioBackend,
-  type FaultHttpServer,
-  fixtureStats,
-  readCounts,
-  startFaultHttp,
-} from './support/fault-backends';
+import { childrenOf, faultHttpBackend, faultStdioBackend, type FaultHttpServer, fixtureStats, readCounts, startFaultHttp } from './support/fault-backends';
 import { startRouter, tempDir, testConfig, type BatchAnswer, type RunningRouter, type SingleAnswer } from './support/router';
 
 /**
@@ -249,9 +241,12 @@ describe('the ledger under load', () => {
     const statuses = new Map<string, number>();
     for (const b of booked) statuses.set(b.status, (statuses.get(b.status) ?? 0) + 1);
     const gammaErrors = new Map<string, number>();
-    for (const x of booked) if (x.server === 'gamma' && x.status === 'error') gammaErrors.set(`${x.tool}: ${x.error}`, (gammaErrors.get(`${x.tool}: ${x.error}`) ?? 0) + 1);
+    for (const x of booked)
+      if (x.server === 'gamma' && x.status === 'error') gammaErrors.set(`${x.tool}: ${x.error}`, (gammaErrors.get(`${x.tool}: ${x.error}`) ?? 0) + 1);
     process.stdout.write(`# ledger: gamma errors ${JSON.stringify(Object.fromEntries(gammaErrors))}\n`);
-    process.stdout.write(`# ledger: ${booked.length} calls by ${CLIENTS} clients in ${elapsed} ms (${Math.round((booked.length * 1000) / elapsed)} calls/s): ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+    process.stdout.write(
+      `# ledger: ${booked.length} calls by ${CLIENTS} clients in ${elapsed} ms (${Math.round((booked.length * 1000) / elapsed)} calls/s): ${JSON.stringify(Object.fromEntries(statuses))}\n`,
+    );
 
     // What the backends received, per tool, against what the clients saw.
     const receivedNow = Object.fromEntries(BACKENDS.map((b) => [b, readCounts(countFile(b))]));
@@ -272,7 +267,10 @@ describe('the ledger under load', () => {
       const certain = tally('gamma', tool, (x) => x.status === 'ok');
       const maybe = tally('gamma', tool, (x) => x.status === 'error' && !notDispatched(x));
       const got = received('gamma', tool);
-      assert.ok(got >= certain && got <= certain + maybe, `gamma:${tool}: received ${got}, expected ${certain}..${certain + maybe}; errors ${JSON.stringify(Object.fromEntries(gammaErrors))}`);
+      assert.ok(
+        got >= certain && got <= certain + maybe,
+        `gamma:${tool}: received ${got}, expected ${certain}..${certain + maybe}; errors ${JSON.stringify(Object.fromEntries(gammaErrors))}`,
+      );
     }
     assert.ok(tally('gamma', 'fast', (x) => x.status === 'ok') > 0 && tally('gamma', 'fast', notDispatched) > 0, 'gamma served, went down and came back');
 
@@ -283,8 +281,14 @@ describe('the ledger under load', () => {
       const label = `${b.entrypoint}/${b.server !== null && (BACKENDS as readonly string[]).includes(b.server) ? b.server : 'none'}/${b.status}`;
       expected.set(label, (expected.get(label) ?? 0) + 1);
     }
-    const deltas = new Map([...metricsAfter].map(([k, v]) => [k, v - (metricsBefore.get(k) ?? 0)]).filter(([, v]) => (v as number) !== 0) as [string, number][]);
-    assert.deepEqual(Object.fromEntries([...deltas].sort()), Object.fromEntries([...expected].sort()), 'centralmcp_router_calls_total deltas equal the clients\' counts');
+    const deltas = new Map(
+      [...metricsAfter].map(([k, v]) => [k, v - (metricsBefore.get(k) ?? 0)]).filter(([, v]) => (v as number) !== 0) as [string, number][],
+    );
+    assert.deepEqual(
+      Object.fromEntries([...deltas].sort()),
+      Object.fromEntries([...expected].sort()),
+      "centralmcp_router_calls_total deltas equal the clients' counts",
+    );
 
     // Afterwards: nothing in flight, the backends' processes back to their count, heap near baseline.
     await Promise.all(allClients.map((c) => c.client.close()));
@@ -298,7 +302,9 @@ describe('the ledger under load', () => {
     await until(async () => (stats = await fixtureStats(beta)).pendingRequests === 0, 60_000, 'no request pending at the HTTP backend').catch(() => undefined);
     betaAfter.sockets = stats.openSockets;
     betaAfter.pendingRequests = stats.pendingRequests;
-    process.stdout.write(`# ledger: at the HTTP backend: ${betaAfter.socketsBefore} sockets before, ${stats.openSockets} after (the pool, idle ones included), ${stats.pendingRequests} requests still pending\n`);
+    process.stdout.write(
+      `# ledger: at the HTTP backend: ${betaAfter.socketsBefore} sockets before, ${stats.openSockets} after (the pool, idle ones included), ${stats.pendingRequests} requests still pending\n`,
+    );
     const heapAfter = await settledHeap(gc);
     process.stdout.write(`# ledger: post-GC heap ${(heapBefore / 1048576).toFixed(1)} MiB before, ${(heapAfter / 1048576).toFixed(1)} MiB after\n`);
     assert.ok(heapAfter - heapBefore < HEAP_SLACK_BYTES, `post-GC heap grew ${((heapAfter - heapBefore) / 1048576).toFixed(1)} MiB`);

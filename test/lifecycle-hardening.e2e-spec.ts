@@ -37,80 +37,91 @@ function errorText(error: unknown): string {
 }
 
 describe('drain deadline', () => {
-  test('at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0', { timeout: 300_000 }, async () => {
-    const dir = tempDir('centralmcp-drain-');
-    const counts = join(dir, 'slow.counts');
-    const router = spawnRouter(
-      ['backends:', ...stdioBackendYaml('slow', FAULT_SERVER, ['--name', 'slow', '--count-file', counts], { timeoutMs: 120_000 }), ''].join('\n'),
-      { CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '1500' },
-    );
-    started.push(router);
-    const mcpUrl = await router.listening();
-    await waitFor(() => childrenOf(router.child.pid!).length === 1, 60_000, 'backend started');
-    const groups = childrenOf(router.child.pid!);
-    await waitFor(() => (readCounts(counts)['tools/list'] ?? 0) >= 1, 60_000, 'catalog listed');
+  test(
+    'at the deadline: nothing more is dispatched, calls in flight answer at once, every request gets one answer, backends die, exit 0',
+    { timeout: 300_000 },
+    async () => {
+      const dir = tempDir('centralmcp-drain-');
+      const counts = join(dir, 'slow.counts');
+      const router = spawnRouter(
+        ['backends:', ...stdioBackendYaml('slow', FAULT_SERVER, ['--name', 'slow', '--count-file', counts], { timeoutMs: 120_000 }), ''].join('\n'),
+        { CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '1500' },
+      );
+      started.push(router);
+      const mcpUrl = await router.listening();
+      await waitFor(() => childrenOf(router.child.pid!).length === 1, 60_000, 'backend started');
+      const groups = childrenOf(router.child.pid!);
+      await waitFor(() => (readCounts(counts)['tools/list'] ?? 0) >= 1, 60_000, 'catalog listed');
 
-    // Each of these would take a minute; the drain deadline is 1.5 s.
-    const batch = callTool(mcpUrl, 'invoke_read_tool_batch', {
-      calls: [
-        { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } },
-        { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } },
-        { name: 'fast', server: 'slow' },
-      ],
-    });
-    const single = callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } });
-    await waitFor(() => (readCounts(counts)['tools/call:sleep'] ?? 0) === 2, 60_000, 'both calls reached the backend');
-    router.child.kill('SIGTERM');
+      // Each of these would take a minute; the drain deadline is 1.5 s.
+      const batch = callTool(mcpUrl, 'invoke_read_tool_batch', {
+        calls: [
+          { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } },
+          { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } },
+          { name: 'fast', server: 'slow' },
+        ],
+      });
+      const single = callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'slow', arguments: { ms: 60_000 } });
+      await waitFor(() => (readCounts(counts)['tools/call:sleep'] ?? 0) === 2, 60_000, 'both calls reached the backend');
+      router.child.kill('SIGTERM');
 
-    const [batchAnswer, singleAnswer] = await Promise.all([batch, single]);
-    assert.equal(singleAnswer.status, 'error');
-    assert.deepEqual(singleAnswer.error, { code: 'shutting_down', message: 'router shutting down: the call was stopped at the drain deadline' });
-    assert.equal(batchAnswer.ok, false);
-    const results = batchAnswer.results as { status: string; error?: unknown }[];
-    assert.deepEqual(results.map((r) => r.status), ['error', 'error', 'error']);
-    assert.match(errorText(results[0].error), /stopped at the drain deadline/);
-    assert.match(errorText(results[1].error), /not dispatched/);
-    assert.match(errorText(results[2].error), /not dispatched/);
+      const [batchAnswer, singleAnswer] = await Promise.all([batch, single]);
+      assert.equal(singleAnswer.status, 'error');
+      assert.deepEqual(singleAnswer.error, { code: 'shutting_down', message: 'router shutting down: the call was stopped at the drain deadline' });
+      assert.equal(batchAnswer.ok, false);
+      const results = batchAnswer.results as { status: string; error?: unknown }[];
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['error', 'error', 'error'],
+      );
+      assert.match(errorText(results[0].error), /stopped at the drain deadline/);
+      assert.match(errorText(results[1].error), /not dispatched/);
+      assert.match(errorText(results[2].error), /not dispatched/);
 
-    const [code, signal] = await router.exited;
-    assert.deepEqual({ code, signal }, { code: 0, signal: null }, router.other());
-    assert.deepEqual(readCounts(counts)['tools/call:sleep'], 2, 'the second batch entry never reached the backend');
-    assert.equal(readCounts(counts)['tools/call:fast'], undefined);
-    await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
-    const messages = router.logs.map(msgOf);
-    for (const expected of ['drain deadline passed: stopping the calls in flight', 'drained: stopped calls answered', 'stopped']) {
-      assert.ok(messages.includes(expected), `${expected} in ${JSON.stringify(messages)}`);
-    }
-  });
+      const [code, signal] = await router.exited;
+      assert.deepEqual({ code, signal }, { code: 0, signal: null }, router.other());
+      assert.deepEqual(readCounts(counts)['tools/call:sleep'], 2, 'the second batch entry never reached the backend');
+      assert.equal(readCounts(counts)['tools/call:fast'], undefined);
+      await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
+      const messages = router.logs.map(msgOf);
+      for (const expected of ['drain deadline passed: stopping the calls in flight', 'drained: stopped calls answered', 'stopped']) {
+        assert.ok(messages.includes(expected), `${expected} in ${JSON.stringify(messages)}`);
+      }
+    },
+  );
 });
 
 describe('boot', () => {
-  test('the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing', { timeout: 300_000 }, async () => {
-    const router = spawnRouter(
-      [
-        'backends:',
-        ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']),
-        // Reads its input and never answers `initialize`.
-        ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 600_000 }),
-        '',
-      ].join('\n'),
-    );
-    started.push(router);
-    const base = (await router.listening()).replace(/\/mcp$/, '');
-    assert.equal((await fetch(`${base}/health/live`)).status, 200);
-    // Readiness waits for the required backend only; meanwhile the mute one is still connecting
-    // (its first attempt lasts its 10-minute timeout).
-    await until(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000, 'ready');
-    const ready = await fetch(`${base}/health/ready`);
-    const body = (await ready.json()) as { info: Record<string, { state?: string }> };
-    assert.equal(ready.status, 200, JSON.stringify(body));
-    assert.equal(body.info['backend:fast'].state, 'up');
-    assert.equal(body.info['backend:mute'].state, 'connecting', 'the optional backend is still within its first attempt');
-    assert.equal((await fetch(`${base}/health/live`)).status, 200);
-    router.child.kill('SIGTERM');
-    const [code] = await router.exited;
-    assert.equal(code, 0, router.other());
-  });
+  test(
+    'the router listens before its backends connect: live at once, ready once the required backend is up, an optional one that never answers holds nothing',
+    { timeout: 300_000 },
+    async () => {
+      const router = spawnRouter(
+        [
+          'backends:',
+          ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']),
+          // Reads its input and never answers `initialize`.
+          ...stdioBackendYaml('mute', '-e', ['process.stdin.resume()'], { required: false, timeoutMs: 600_000 }),
+          '',
+        ].join('\n'),
+      );
+      started.push(router);
+      const base = (await router.listening()).replace(/\/mcp$/, '');
+      assert.equal((await fetch(`${base}/health/live`)).status, 200);
+      // Readiness waits for the required backend only; meanwhile the mute one is still connecting
+      // (its first attempt lasts its 10-minute timeout).
+      await until(async () => (await fetch(`${base}/health/ready`)).status === 200, 60_000, 'ready');
+      const ready = await fetch(`${base}/health/ready`);
+      const body = (await ready.json()) as { info: Record<string, { state?: string }> };
+      assert.equal(ready.status, 200, JSON.stringify(body));
+      assert.equal(body.info['backend:fast'].state, 'up');
+      assert.equal(body.info['backend:mute'].state, 'connecting', 'the optional backend is still within its first attempt');
+      assert.equal((await fetch(`${base}/health/live`)).status, 200);
+      router.child.kill('SIGTERM');
+      const [code] = await router.exited;
+      assert.equal(code, 0, router.other());
+    },
+  );
 
   test('a port already in use: one JSON line naming the address, exit 78, no backend spawned', { timeout: 300_000 }, async () => {
     const blocker = createServer();
@@ -164,7 +175,10 @@ describe('npm start', () => {
     } finally {
       if (isAlive(routerPid)) process.kill(routerPid, 'SIGKILL');
     }
-    assert.ok(router.logs.some((l) => msgOf(l) === 'stopped'), 'the router shut down cleanly');
+    assert.ok(
+      router.logs.some((l) => msgOf(l) === 'stopped'),
+      'the router shut down cleanly',
+    );
     await waitFor(() => groups.every((group) => livingInGroup(group).length === 0), 60_000, 'every backend process group gone');
   });
 });

@@ -39,14 +39,28 @@ describe('the /mcp edge', () => {
   after(async () => router.close());
 
   test('initialize negotiates a supported protocol version and answers as application/json', async () => {
-    const reply = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const reply = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     assert.equal(reply.status, 200);
     assert.match(String(reply.headers['content-type']), /application\/json/);
     const body = JSON.parse(reply.body) as RpcAnswer;
     assert.equal(body.id, 1);
     assert.equal(body.result.protocolVersion, '2025-06-18');
     assert.equal(body.result.serverInfo.name, 'centralmcp-router');
-    const unknownVersion = JSON.parse((await rpc({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })).body) as RpcAnswer;
+    const unknownVersion = JSON.parse(
+      (
+        await rpc({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'initialize',
+          params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        })
+      ).body,
+    ) as RpcAnswer;
     assert.match(unknownVersion.result.protocolVersion, /^\d{4}-\d{2}-\d{2}$/);
     assert.notEqual(unknownVersion.result.protocolVersion, '1999-01-01');
   });
@@ -73,7 +87,15 @@ describe('the /mcp edge', () => {
   });
 
   test('JSON-RPC batch arrays, non-messages and bad ids are invalid requests', async () => {
-    const cases: unknown[] = [[{ jsonrpc: '2.0', id: 1, method: 'ping' }], 42, 'ping', { jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 1.5, method: 'ping' }, { jsonrpc: '2.0', id: 'x'.repeat(257), method: 'ping' }, { jsonrpc: '2.0', id: 1 }];
+    const cases: unknown[] = [
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      42,
+      'ping',
+      { jsonrpc: '1.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+      { jsonrpc: '2.0', id: 'x'.repeat(257), method: 'ping' },
+      { jsonrpc: '2.0', id: 1 },
+    ];
     for (const message of cases) {
       const reply = await rpc(message);
       assert.equal(reply.status, 400, JSON.stringify(message).slice(0, 60));

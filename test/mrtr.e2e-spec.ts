@@ -29,7 +29,10 @@ interface SeenCall {
 
 async function startMrtrServer(name: string): Promise<{ url: string; child: ChildProcess; calls: (tool: string) => Promise<SeenCall[]> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MRTR_SERVER, '--port', String(port), '--name', name], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [MRTR_SERVER, '--port', String(port), '--name', name], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 60_000, 'mrtr server listening');
@@ -176,6 +179,12 @@ describe('2026-07-28 multi round-trip results (input_required) from backends', (
     const output = `${router.logs.map((l) => JSON.stringify(l)).join('\n')}\n${router.other()}`;
     // The calls above did leave their lines (so the check below reads a real log).
     assert.ok(output.includes('backend mr still asked for a retry after 4 rounds'), output.slice(-2000));
-    assert.ok(!output.includes(SECRET), output.split('\n').filter((l) => l.includes(SECRET)).join('\n'));
+    assert.ok(
+      !output.includes(SECRET),
+      output
+        .split('\n')
+        .filter((l) => l.includes(SECRET))
+        .join('\n'),
+    );
   });
 });

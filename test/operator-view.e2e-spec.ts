@@ -76,7 +76,11 @@ describe('operator view: a stdio command that does not exist', () => {
     const state = () => backends.states().find((s) => s.name === 'typo')!;
     await waitFor(() => state().restarts >= 2, 60_000, 'three attempts');
     const failed = logs.lines().filter((l) => l.level === 'warn' && l.backend === 'typo');
-    assert.deepEqual(failed.map((l) => l.message), ['backend connect failed'], JSON.stringify(failed));
+    assert.deepEqual(
+      failed.map((l) => l.message),
+      ['backend connect failed'],
+      JSON.stringify(failed),
+    );
     assert.equal(failed[0].error, 'cannot run command "centralmcp-no-such-command": ENOENT (no such file, or not on PATH)');
     assert.equal(state().lastError, failed[0].error);
   });
@@ -101,7 +105,7 @@ describe('operator view: log lines', () => {
     await crashy?.stop();
   });
 
-  test('a reconnect a call set off does not carry that call\'s request id', async () => {
+  test("a reconnect a call set off does not carry that call's request id", async () => {
     const backends = router.app.get(BackendsService);
     const state = () => backends.states().find((s) => s.name === 'crashy')!;
     const reply = await client.post(
@@ -112,9 +116,18 @@ describe('operator view: log lines', () => {
     await waitFor(() => state().status === 'down', 60_000, 'backend seen down');
     await crashy.restart();
     await waitFor(() => state().status === 'up', 60_000, 'backend back up');
-    const afterwards = logs.lines().filter((l) => ['backend reconnect scheduled', 'backend connect failed', 'backend up', 'backend crash-looping'].includes(String(l.message)));
-    assert.ok(afterwards.some((l) => l.message === 'backend up'), JSON.stringify(afterwards));
-    assert.deepEqual(afterwards.filter((l) => l.requestId !== undefined), [], 'no line of the reconnect carries a request id');
+    const afterwards = logs
+      .lines()
+      .filter((l) => ['backend reconnect scheduled', 'backend connect failed', 'backend up', 'backend crash-looping'].includes(String(l.message)));
+    assert.ok(
+      afterwards.some((l) => l.message === 'backend up'),
+      JSON.stringify(afterwards),
+    );
+    assert.deepEqual(
+      afterwards.filter((l) => l.requestId !== undefined),
+      [],
+      'no line of the reconnect carries a request id',
+    );
   });
 
   test('every line: level by name, ISO time, pid, hostname, context, message a string; no start-up chatter at info', () => {

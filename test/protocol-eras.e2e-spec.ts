@@ -7,7 +7,18 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { filesBackend, readAsModel, startRouter, tempDir, testConfig, type FindAnswer, type RpcAnswer, type RpcResult, type RunningRouter, type ToolResult } from './support/router';
+import {
+  filesBackend,
+  readAsModel,
+  startRouter,
+  tempDir,
+  testConfig,
+  type FindAnswer,
+  type RpcAnswer,
+  type RpcResult,
+  type RunningRouter,
+  type ToolResult,
+} from './support/router';
 
 /**
  * The v1 transport, asking `initialize` for a given version: SDK 1.32.2 always asks for its newest
@@ -62,7 +73,10 @@ describe('protocol eras: a real client of each listed version', () => {
     const read = await callTool('invoke_read_tool', { name: hit.name, server: hit.server, arguments: { path: join(dir, 'notes.txt') } });
     assert.notEqual(read.isError, true);
     const texts = (read.content ?? []).filter((b) => b.type === 'text').map((b) => b.text ?? '');
-    assert.ok(texts.some((t) => t.includes('eras meet at the gateway')), texts.join('\n').slice(0, 300));
+    assert.ok(
+      texts.some((t) => t.includes('eras meet at the gateway')),
+      texts.join('\n').slice(0, 300),
+    );
   }
 
   for (const version of ['2025-06-18', '2025-11-25']) {
@@ -72,7 +86,10 @@ describe('protocol eras: a real client of each listed version', () => {
       await client.connect(transport);
       try {
         assert.equal(transport.protocolVersion, version);
-        assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+        assert.deepEqual(
+          (await client.listTools()).tools.map((t) => t.name),
+          ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch'],
+        );
         await findAndRead(async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult);
       } finally {
         await client.close();
@@ -86,7 +103,10 @@ describe('protocol eras: a real client of each listed version', () => {
     const recording = async (url: string | URL, init?: RequestInit) => {
       const headers = new Headers(init?.headers);
       const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : {};
-      sent.push({ method: body.method ?? '', headers: { version: headers.get('mcp-protocol-version'), method: headers.get('mcp-method'), name: headers.get('mcp-name') } });
+      sent.push({
+        method: body.method ?? '',
+        headers: { version: headers.get('mcp-protocol-version'), method: headers.get('mcp-method'), name: headers.get('mcp-name') },
+      });
       return fetch(url, init);
     };
     const client = new ClientV2({ name: 'era-2026', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
@@ -98,13 +118,22 @@ describe('protocol eras: a real client of each listed version', () => {
       assert.deepEqual(discovered?.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18']);
       assert.equal(client.getServerVersion()?.name, 'centralmcp-router');
       const listed = await client.listTools();
-      assert.deepEqual(listed.tools.map((t) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+      assert.deepEqual(
+        listed.tools.map((t) => t.name),
+        ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch'],
+      );
       await findAndRead(async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult);
-      assert.deepEqual(sent.map((s) => s.method), ['server/discover', 'tools/list', 'tools/call', 'tools/call']);
+      assert.deepEqual(
+        sent.map((s) => s.method),
+        ['server/discover', 'tools/list', 'tools/call', 'tools/call'],
+      );
       for (const { method, headers } of sent) {
         assert.deepEqual(headers, { version: '2026-07-28', method, name: method === 'tools/call' ? headers.name : null });
       }
-      assert.deepEqual(sent.filter((s) => s.method === 'tools/call').map((s) => s.headers.name), ['find_tool', 'invoke_read_tool']);
+      assert.deepEqual(
+        sent.filter((s) => s.method === 'tools/call').map((s) => s.headers.name),
+        ['find_tool', 'invoke_read_tool'],
+      );
     } finally {
       await client.close();
     }
@@ -161,7 +190,10 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
     assert.equal(first.body.result.resultType, 'complete');
     assert.equal(first.body.result.ttlMs, 3_600_000);
     assert.equal(first.body.result.cacheScope, 'public');
-    assert.deepEqual(first.body.result.tools.map((t) => t.name), ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch']);
+    assert.deepEqual(
+      first.body.result.tools.map((t) => t.name),
+      ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch'],
+    );
     assert.equal(second.text, first.text);
   });
 
@@ -250,7 +282,11 @@ describe('protocol eras: a 2026-07-28 client behind API keys', () => {
   before(async () => {
     router = await startRouter(
       testConfig([filesBackend(dir)], {
-        auth: { mode: 'apiKeys', allowInsecure: false, apiKeys: [{ principal: 'alice', sha256: createHash('sha256').update(KEY).digest('hex'), groups: ['readers'] }] },
+        auth: {
+          mode: 'apiKeys',
+          allowInsecure: false,
+          apiKeys: [{ principal: 'alice', sha256: createHash('sha256').update(KEY).digest('hex'), groups: ['readers'] }],
+        },
         access: { rules: [{ groups: ['readers'], allow: ['files:*'] }] },
       }),
     );
@@ -262,8 +298,14 @@ describe('protocol eras: a 2026-07-28 client behind API keys', () => {
     await client.connect(new TransportV2(new URL(router.url), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
-      const read = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'notes.txt') } } })) as ToolResult;
-      assert.ok((read.content ?? []).some((b) => b.type === 'text' && (b.text ?? '').includes('keyed modern read')), JSON.stringify(read).slice(0, 300));
+      const read = (await client.callTool({
+        name: 'invoke_read_tool',
+        arguments: { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'notes.txt') } },
+      })) as ToolResult;
+      assert.ok(
+        (read.content ?? []).some((b) => b.type === 'text' && (b.text ?? '').includes('keyed modern read')),
+        JSON.stringify(read).slice(0, 300),
+      );
     } finally {
       await client.close();
     }

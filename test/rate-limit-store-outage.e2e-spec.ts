@@ -84,7 +84,10 @@ function load(client: Client, tally: Tally, stop: () => boolean): Promise<void[]
 }
 
 async function storeDetail(router: RunningRouter): Promise<{ state: string; calls: string }> {
-  const body = (await (await fetch(router.url.replace(/\/mcp$/, '/health/ready'))).json()) as { status: string; details: { rateLimitStore: { state: string; calls: string } } };
+  const body = (await (await fetch(router.url.replace(/\/mcp$/, '/health/ready'))).json()) as {
+    status: string;
+    details: { rateLimitStore: { state: string; calls: string } };
+  };
   assert.equal(body.status, 'ok', 'a Redis outage never takes the router out of service');
   return body.details.rateLimitStore;
 }

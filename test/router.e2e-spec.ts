@@ -88,7 +88,7 @@ describe('the router over the three real demo backends', () => {
     assert.equal(data.error, undefined);
   });
 
-  test('a model reads the envelope first, then the file\'s text verbatim', async () => {
+  test("a model reads the envelope first, then the file's text verbatim", async () => {
     const args = { name: 'read_text_file', server: 'files', arguments: { path: join(dir, 'quoted.txt') } };
     const result = await client.callTool({ name: 'invoke_read_tool', arguments: args });
     assert.equal(result.isError, false);
@@ -106,19 +106,34 @@ describe('the router over the three real demo backends', () => {
     const png = blocks.filter((b) => b.type === 'image');
     assert.equal(png.length, 1);
     assert.equal(png[0].mimeType, 'image/png');
-    assert.ok(Buffer.from(png[0].data as string, 'base64').subarray(1, 4).toString() === 'PNG', 'the data is the PNG itself');
-    assert.ok(blocks.some((b) => b.type === 'text'), 'the text around it is kept');
+    assert.ok(
+      Buffer.from(png[0].data as string, 'base64')
+        .subarray(1, 4)
+        .toString() === 'PNG',
+      'the data is the PNG itself',
+    );
+    assert.ok(
+      blocks.some((b) => b.type === 'text'),
+      'the text around it is kept',
+    );
 
     const links = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'get-resource-links', server: 'everything', arguments: { count: 2 } } });
     const read = readAsModel(links as never);
-    assert.deepEqual(read.blocks.map((b) => b.type), ['text', 'text', 'text']);
+    assert.deepEqual(
+      read.blocks.map((b) => b.type),
+      ['text', 'text', 'text'],
+    );
     assert.equal(read.blocks[0].text, 'Here are 2 resource links to resources available in this server:');
     for (const block of read.blocks.slice(1)) {
       assert.match(block.text as string, /^\[resource link from server "everything": demo:\/\/\S+ \(name "(Text|Blob) Resource \d"/);
       assert.match(block.text as string, /this router does not serve resources: read it with a tool of that server\]$/);
     }
     const original = (links.structuredContent as { result: { content: { type: string }[] } }).result.content;
-    assert.deepEqual(original.map((b) => b.type), ['text', 'resource_link', 'resource_link'], 'structuredContent keeps what the backend sent');
+    assert.deepEqual(
+      original.map((b) => b.type),
+      ['text', 'resource_link', 'resource_link'],
+      'structuredContent keeps what the backend sent',
+    );
   });
 
   test('a write tool is blocked and the file is not written', async () => {
@@ -237,7 +252,10 @@ describe('bounded reads resumed with cursors', () => {
       assert.equal(head.status, 'ok');
       assert.equal(head.result, undefined);
       // The text comes verbatim, one text block a page; the cursor is in the first block.
-      assert.deepEqual(blocks.map((b) => b.type), ['text']);
+      assert.deepEqual(
+        blocks.map((b) => b.type),
+        ['text'],
+      );
       text += blocks[0].text;
       assert.equal(head.next_cursor, (result.structuredContent as Record<string, unknown>).next_cursor);
       cursor = head.next_cursor;
@@ -322,18 +340,25 @@ describe('a killed stdio backend', () => {
     assert.equal((await call()).data.status, 'ok');
     killBackendGroups(router);
     // Calls fail until supervision has it back, then it serves again.
-    await until(async () => {
-      const { data } = await call();
-      if (data.status === 'ok') return JSON.stringify(data.result).includes('still here');
-      assert.equal(data.status, 'error');
-      return false;
-    }, 60_000, 'the files backend serving again');
+    await until(
+      async () => {
+        const { data } = await call();
+        if (data.status === 'ok') return JSON.stringify(data.result).includes('still here');
+        assert.equal(data.status, 'error');
+        return false;
+      },
+      60_000,
+      'the files backend serving again',
+    );
   });
 });
 
 /** Kills every stdio backend's process group with SIGKILL, as a crash would. */
 function killBackendGroups(router: RunningRouter): void {
-  const pids = router.app.get(BackendsService).states().flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
+  const pids = router.app
+    .get(BackendsService)
+    .states()
+    .flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
   assert.ok(pids.length > 0, 'the backend runs as a child process');
   for (const pid of pids) process.kill(-pid, 'SIGKILL');
 }

@@ -6,7 +6,17 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { faultHttpBackend, fixtureStats, startFaultHttp, type FaultHttpServer } from './support/fault-backends';
-import { filesBackend, memoryBackend, startRouter, tempDir, testConfig, type AnswerOf, type BatchAnswer, type RunningRouter, type SingleAnswer } from './support/router';
+import {
+  filesBackend,
+  memoryBackend,
+  startRouter,
+  tempDir,
+  testConfig,
+  type AnswerOf,
+  type BatchAnswer,
+  type RunningRouter,
+  type SingleAnswer,
+} from './support/router';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 const ALICE_KEY = 'alice-key-' + 'a'.repeat(32);
@@ -69,7 +79,12 @@ describe('API keys, per-principal access and audit through /mcp', () => {
             { principal: 'carol', sha256: sha256(CAROL_KEY), groups: ['memory-only'] },
           ],
         },
-        access: { rules: [{ groups: ['readers'], allow: ['files:*'] }, { groups: ['memory-only'], allow: ['memory:*'] }] },
+        access: {
+          rules: [
+            { groups: ['readers'], allow: ['files:*'] },
+            { groups: ['memory-only'], allow: ['memory:*'] },
+          ],
+        },
         audit: { sink: 'file', path: auditFile },
         budgets: { responseMaxBytes: 16_384, responseMaxItems: 200, batchResponseMaxBytes: 300_000 },
       }),
@@ -82,7 +97,11 @@ describe('API keys, per-principal access and audit through /mcp', () => {
   });
 
   test('missing or bad credentials are 401 with WWW-Authenticate; a key in the query string is refused', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-key' }, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong-key' },
+      { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+    ]) {
       const res = await post(headers);
       assert.equal(res.status, 401, JSON.stringify(headers));
       assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer /);
@@ -135,7 +154,12 @@ describe('API keys, per-principal access and audit through /mcp', () => {
     const answers = [
       await call(alice, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: join(dir, CANARY) } }),
       await call(alice, 'invoke_read_tool', { name: 'read_text_file', arguments: { path: CANARY.repeat(2000) } }),
-      await call(alice, 'invoke_read_tool_batch', { calls: [{ name: 'read_text_file', arguments: { token: CANARY }, extra: CANARY }, { id: CANARY.repeat(9), name: 'x' }] }),
+      await call(alice, 'invoke_read_tool_batch', {
+        calls: [
+          { name: 'read_text_file', arguments: { token: CANARY }, extra: CANARY },
+          { id: CANARY.repeat(9), name: 'x' },
+        ],
+      }),
       await call(alice, 'invoke_read_tool', { name: 'write_file', arguments: { path: join(dir, 'w'), content: CANARY } }),
     ];
     await post({ authorization: `Bearer ${CANARY}` });
@@ -146,7 +170,10 @@ describe('API keys, per-principal access and audit through /mcp', () => {
     assert.ok(!output.text().includes(CANARY), 'no log line holds the canary');
     const audit = readFileSync(auditFile, 'utf8');
     assert.ok(!audit.includes(CANARY));
-    const lines = audit.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = audit
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.some((l) => l.kind === 'auth_failure'));
     const calls = lines.filter((l) => l.kind === 'call');
     assert.ok(calls.length >= 5);
@@ -183,8 +210,12 @@ describe("a caller's credentials never reach an HTTP backend", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(router.url), { requestInit: { headers } }));
     const single = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'fast', server: 'remote' } })).structuredContent as SingleAnswer;
     assert.equal(single.status, 'ok', JSON.stringify(single));
-    const batch = (await client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls: [{ name: 'fast' }, { name: 'fast' }] } })).structuredContent as BatchAnswer;
-    assert.deepEqual(batch.results.map((r) => r.status), ['ok', 'ok']);
+    const batch = (await client.callTool({ name: 'invoke_read_tool_batch', arguments: { calls: [{ name: 'fast' }, { name: 'fast' }] } }))
+      .structuredContent as BatchAnswer;
+    assert.deepEqual(
+      batch.results.map((r) => r.status),
+      ['ok', 'ok'],
+    );
     const received = (await fixtureStats(backend)).headers;
     assert.ok(received.includes('x-backend-token: configured-value'), received.join('\n'));
     for (const line of received) {

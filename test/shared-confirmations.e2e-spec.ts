@@ -129,15 +129,23 @@ describe('confirmation tokens with two replicas sharing Redis', () => {
     await redis.restart();
     // The replica reconnects on its own; until then the answer stays the retryable one.
     let answer = refused;
-    await until(async () => {
-      answer = await invoke(b, { name: 'write_file', arguments: args, confirm: token });
-      if (answer.head.status === 'error') assert.match(answer.head.error?.message ?? '', /unavailable/);
-      return answer.head.status !== 'error';
-    }, 60_000, 'replica B reconnected to Redis');
+    await until(
+      async () => {
+        answer = await invoke(b, { name: 'write_file', arguments: args, confirm: token });
+        if (answer.head.status === 'error') assert.match(answer.head.error?.message ?? '', /unavailable/);
+        return answer.head.status !== 'error';
+      },
+      60_000,
+      'replica B reconnected to Redis',
+    );
     assert.equal(answer.head.status, 'ok');
     assert.equal(readFileSync(target, 'utf8'), 'after the outage');
     let fromA = answer;
-    await until(async () => (fromA = await invoke(a, { name: 'write_file', arguments: args, confirm: token })).head.status !== 'error', 60_000, 'replica A reconnected to Redis');
+    await until(
+      async () => (fromA = await invoke(a, { name: 'write_file', arguments: args, confirm: token })).head.status !== 'error',
+      60_000,
+      'replica A reconnected to Redis',
+    );
     assert.equal(fromA.head.status, 'blocked');
     assert.match(fromA.head.error?.message ?? '', /already used/);
   });

@@ -150,7 +150,7 @@ test('SIGTERM: readiness 503 and new work refused at once, the in-flight call fi
   for (const expected of ['shutting down', 'draining', 'drained', 'stopped']) assert.ok(messages.includes(expected), expected);
   assert.ok(
     logs.some((l) => l.requestId === 'refused-while-draining' && msgOf(l) === 'request refused: draining'),
-    'the refusal is logged with the request\'s correlation id',
+    "the refusal is logged with the request's correlation id",
   );
   // Results never appear in logs above debug.
   const leaks = logs.filter((l) => !['debug', 'verbose'].includes(l.level) && JSON.stringify(l).includes(`released by ${release}`));

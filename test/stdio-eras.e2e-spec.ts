@@ -12,7 +12,17 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BackendsService } from '../src/backends/backends.service';
 import { livingInGroup, waitFor } from './support/backend-processes';
 import { stdioBackend } from './support/backend-servers';
-import { callTool, everythingBackend, readAsModel, startRouter, tempDir, testConfig, type BatchAnswer, type RunningRouter, type ToolResult } from './support/router';
+import {
+  callTool,
+  everythingBackend,
+  readAsModel,
+  startRouter,
+  tempDir,
+  testConfig,
+  type BatchAnswer,
+  type RunningRouter,
+  type ToolResult,
+} from './support/router';
 
 /** The compiled 2026-07-28-only stdio server (test/fixtures/modern-stdio-server.ts). */
 const MODERN_STDIO = join(__dirname, 'fixtures', 'modern-stdio-server.js');
@@ -36,7 +46,11 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
   const cancelLog = join(dir, 'cancel.log');
   let router: RunningRouter;
   let client: Client;
-  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+  const stateOf = (name: string) =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === name)!;
   const ready = async () => {
     const res = await fetch(router.url.replace(/\/mcp$/, '/health/ready'));
     return { status: res.status, body: (await res.json()) as { details: Record<string, { state: string }> } };
@@ -52,7 +66,10 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
     router = await startRouter(
       testConfig([
         stdioBackend('wx', MODERN_STDIO, ['--name', 'wx', '--log', wxLog], { timeoutMs: 10_000 }),
-        stdioBackend('quiet', MODERN_STDIO, ['--name', 'quiet', '--ttl-ms', '1000', '--list-changed', 'false', '--log', quietLog], { timeoutMs: 10_000, required: false }),
+        stdioBackend('quiet', MODERN_STDIO, ['--name', 'quiet', '--ttl-ms', '1000', '--list-changed', 'false', '--log', quietLog], {
+          timeoutMs: 10_000,
+          required: false,
+        }),
         // A short call deadline for the cancellation test (connecting has the whole of it too, era:
         // modern); its slow call sleeps far past it.
         stdioBackend('cancel', MODERN_STDIO, ['--name', 'cancel', '--log', cancelLog], { era: 'modern', timeoutMs: 5_000, required: false }),
@@ -68,7 +85,11 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
   test('each backend is up in its own era; the 2026 backend never saw initialize, the probe came first', async () => {
     assert.deepEqual(
       ['wx', 'quiet', 'everything'].map((name) => [name, stateOf(name).status, stateOf(name).era]),
-      [['wx', 'up', 'modern'], ['quiet', 'up', 'modern'], ['everything', 'up', 'legacy']],
+      [
+        ['wx', 'up', 'modern'],
+        ['quiet', 'up', 'modern'],
+        ['everything', 'up', 'legacy'],
+      ],
     );
     const { status, body } = await ready();
     assert.equal(status, 200);
@@ -90,12 +111,18 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
     assert.deepEqual(readAsModel(weather as ToolResult).blocks, [{ type: 'text', text: 'weather in Oslo: sunny (from wx)' }]);
     const sum = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'get-sum', server: 'everything', arguments: { a: 2, b: 3 } } });
     assert.equal(sum.isError, false);
-    assert.ok(textOf(sum as ToolResult).some((t) => t.includes('5')), JSON.stringify(sum.content));
+    assert.ok(
+      textOf(sum as ToolResult).some((t) => t.includes('5')),
+      JSON.stringify(sum.content),
+    );
   });
 
   test('a 2026 stdio backend shedding load (input_required with a requestState) is asked again with the state, once', async () => {
     const before = count(wxLog, 'tools/call');
-    const result = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'wx_busy', server: 'wx', arguments: { city: 'Bergen' } } })) as ToolResult;
+    const result = (await client.callTool({
+      name: 'invoke_read_tool',
+      arguments: { name: 'wx_busy', server: 'wx', arguments: { city: 'Bergen' } },
+    })) as ToolResult;
     assert.equal(result.isError, false, JSON.stringify(result));
     assert.match(textOf(result).join('\n'), /weather in Bergen after a retry/);
     assert.equal(count(wxLog, 'tools/call') - before, 2, 'the first attempt and one retry');
@@ -118,7 +145,10 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
     const texts = blocks.map((b) => b.text);
     const at = (header: string) => texts.indexOf(header);
     assert.equal(texts[at('── entry 0, id "w": ok ──') + 1], 'from the 2026 stdio backend', JSON.stringify(texts));
-    assert.ok(texts.slice(at('── entry 1, id "s": ok ──') + 1, at('── entry 2, id "q": ok ──')).some((t) => t?.includes('42')), JSON.stringify(texts));
+    assert.ok(
+      texts.slice(at('── entry 1, id "s": ok ──') + 1, at('── entry 2, id "q": ok ──')).some((t) => t?.includes('42')),
+      JSON.stringify(texts),
+    );
     assert.equal(texts[at('── entry 2, id "q": ok ──') + 1], 'weather in Lima: sunny (from quiet)');
   });
 
@@ -172,7 +202,11 @@ describe('era: auto against a 2025 stdio server that never answers server/discov
   const log = join(tempDir('centralmcp-stdio26-'), 'silent.log');
   let router: RunningRouter;
   let client: Client;
-  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+  const stateOf = (name: string) =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === name)!;
 
   before(async () => {
     writeFileSync(log, '');
@@ -200,7 +234,11 @@ describe('era: auto against a 2025 stdio server that never answers server/discov
 
 describe('stdio era set in config', () => {
   let router: RunningRouter;
-  const stateOf = (name: string) => router.app.get(BackendsService).states().find((s) => s.name === name)!;
+  const stateOf = (name: string) =>
+    router.app
+      .get(BackendsService)
+      .states()
+      .find((s) => s.name === name)!;
 
   before(async () => {
     router = await startRouter(

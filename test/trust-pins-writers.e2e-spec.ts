@@ -49,7 +49,18 @@ before(async () => {
   const names = [...APPROVED, CHURN];
   writeFileSync(
     configFile,
-    ['backends:', ...names.flatMap((n) => [`  ${n}:`, '    transport: stdio', `    command: ${JSON.stringify(process.execPath)}`, `    args: [${JSON.stringify(FAULT_SERVER)}]`]), 'trust:', `  pinsFile: ${JSON.stringify(pinsFile)}`, ''].join('\n'),
+    [
+      'backends:',
+      ...names.flatMap((n) => [
+        `  ${n}:`,
+        '    transport: stdio',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(FAULT_SERVER)}]`,
+      ]),
+      'trust:',
+      `  pinsFile: ${JSON.stringify(pinsFile)}`,
+      '',
+    ].join('\n'),
   );
   router = await startRouter(
     testConfig(
@@ -69,7 +80,11 @@ describe('concurrent writers of the pins file', () => {
   test('approvals from eight CLI processes at once and the router recording new definitions: nothing is lost', async () => {
     const first = await pinsCli(['approve', CHURN, '--by', 'setup']);
     assert.equal(first.code, 0, first.stderr);
-    const toolsOf = (backend: string) => readPins().pending.filter((p) => p.backend === backend).map((p) => p.tool).sort();
+    const toolsOf = (backend: string) =>
+      readPins()
+        .pending.filter((p) => p.backend === backend)
+        .map((p) => p.tool)
+        .sort();
     const expected = new Map(APPROVED.map((b) => [b, toolsOf(b)]));
     assert.ok([...expected.values()].every((tools) => tools.length > 3));
     await until(async () => (await client.read('fast', CHURN)).status === 'ok', 60_000, 'churn approved in the router');
@@ -103,7 +118,10 @@ describe('concurrent writers of the pins file', () => {
       assert.ok(pinned.every((p) => p.approvedBy === `op-${backend}`));
       assert.equal(pins.pending.filter((p) => p.backend === backend).length, 0, `nothing of ${backend} left pending`);
     }
-    assert.ok(pins.pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'setup'), 'the first approval kept too');
+    assert.ok(
+      pins.pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'setup'),
+      'the first approval kept too',
+    );
     assert.ok(rewrites > 1, 'the router wrote while the CLIs ran');
     // The router took every approval up without a restart.
     for (const backend of APPROVED) await until(async () => (await client.read('fast', backend)).status === 'ok', 60_000, `${backend}:fast callable`);
@@ -131,8 +149,14 @@ describe('concurrent writers of the pins file', () => {
     const run = await approving;
     assert.equal(run.code, 0, run.stderr);
     const after = readPins();
-    assert.ok(after.pins.some((p) => p.backend === 'zulu' && p.approvedBy === 'holder'), "the holder's change kept");
-    assert.ok(after.pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'waiter'), 'the approval applied');
+    assert.ok(
+      after.pins.some((p) => p.backend === 'zulu' && p.approvedBy === 'holder'),
+      "the holder's change kept",
+    );
+    assert.ok(
+      after.pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'waiter'),
+      'the approval applied',
+    );
     assert.equal(existsSync(lock), false);
   });
 
@@ -141,7 +165,11 @@ describe('concurrent writers of the pins file', () => {
     const lock = `${pinsFile}.lock`;
     writeFileSync(lock, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), token: 'dead-holder', at: new Date().toISOString() }), { flag: 'wx' });
     await client.read('fixture_set_description', CHURN, { text: 'after the crash', notify: true });
-    await waitFor(() => readPins().pending.some((p) => p.backend === CHURN && p.definition.description === 'after the crash'), 60_000, 'router wrote past the dead lock');
+    await waitFor(
+      () => readPins().pending.some((p) => p.backend === CHURN && p.definition.description === 'after the crash'),
+      60_000,
+      'router wrote past the dead lock',
+    );
     const run = await pinsCli(['approve', CHURN, '--by', 'after-crash']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(readPins().pins.some((p) => p.backend === CHURN && p.tool === 'fast' && p.approvedBy === 'after-crash'));

@@ -19,7 +19,12 @@ interface PinsFile {
 
 const readPins = (file: string): PinsFile => JSON.parse(readFileSync(file, 'utf8')) as PinsFile;
 const auditLines = (file: string): Record<string, unknown>[] =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 
 interface Setup {
   dir: string;
@@ -43,7 +48,10 @@ async function start(dir: string, trust: Omit<TrustConfig, 'pinsFile'>): Promise
 /** The `pins` CLI as an operator runs it, against a config file naming the same pins file. */
 function pinsCli(dir: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
   const config = join(dir, 'router.yaml');
-  writeFileSync(config, `backends:\n  flip:\n    transport: stdio\n    command: ${process.execPath}\n    args: [${JSON.stringify(FAULT_SERVER)}]\ntrust:\n  pinsFile: pins.json\n`);
+  writeFileSync(
+    config,
+    `backends:\n  flip:\n    transport: stdio\n    command: ${process.execPath}\n    args: [${JSON.stringify(FAULT_SERVER)}]\ntrust:\n  pinsFile: pins.json\n`,
+  );
   const run = spawnSync(process.execPath, [join(__dirname, '..', 'src', 'cli.js'), 'pins', ...args], {
     env: { PATH: process.env.PATH ?? '', CENTRALMCP_ROUTER_CONFIG: config },
     encoding: 'utf8',
@@ -102,10 +110,17 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     assert.deepEqual((pending.definition.annotations as Record<string, unknown>).readOnlyHint, true);
     const after = await scrapeMetrics(s.router);
     assert.equal(after.get('centralmcp_router_quarantined_tools{backend="flip"}'), 1);
-    assert.equal((after.get('centralmcp_router_tool_drift_events_total{backend="flip"}') ?? 0) - (before.get('centralmcp_router_tool_drift_events_total{backend="flip"}') ?? 0), 1);
+    assert.equal(
+      (after.get('centralmcp_router_tool_drift_events_total{backend="flip"}') ?? 0) -
+        (before.get('centralmcp_router_tool_drift_events_total{backend="flip"}') ?? 0),
+      1,
+    );
     const quarantines = () => auditLines(s.auditFile).filter((l) => l.kind === 'trust' && l.action === 'quarantine');
     await waitFor(() => quarantines().length > 0, 60_000, 'quarantine audited');
-    assert.deepEqual(quarantines().map((l) => [l.backend, l.tool, l.reason, l.mode]), [['flip', 'purge_cache', 'changed', 'enforce']]);
+    assert.deepEqual(
+      quarantines().map((l) => [l.backend, l.tool, l.reason, l.mode]),
+      [['flip', 'purge_cache', 'changed', 'enforce']],
+    );
   });
 
   test('a description rewritten silently: the tool is quarantined, and so is its poisoned text', async () => {
@@ -134,13 +149,20 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     assert.match(approved.stdout, /approved flip:fast [0-9a-f]{12} by alice/);
     const pin = readPins(s.pinsFile).pins.find((p) => p.tool === 'fast')!;
     assert.equal(pin.approvedBy, 'alice');
-    assert.ok(readPins(s.pinsFile).pending.some((p) => p.tool === 'purge_cache'), 'only the named tool is approved');
+    assert.ok(
+      readPins(s.pinsFile).pending.some((p) => p.tool === 'purge_cache'),
+      'only the named tool is approved',
+    );
     // The running router reads the file again by itself.
     let answer = await s.client.read('fast', 'flip');
     await until(async () => (answer = await s.client.read('fast', 'flip')).status === 'ok', 60_000, 'fast callable').catch(() => undefined);
     assert.equal(answer.status, 'ok', answer.error?.message);
     assert.ok((await findNames(s.client, 'ignore previous instructions')).some((h) => h.name === 'fast'));
-    await waitFor(() => auditLines(s.auditFile).some((l) => l.kind === 'trust' && l.action === 'approve' && l.tool === 'fast' && l.reason === 'alice'), 60_000, 'approval audited');
+    await waitFor(
+      () => auditLines(s.auditFile).some((l) => l.kind === 'trust' && l.action === 'approve' && l.tool === 'fast' && l.reason === 'alice'),
+      60_000,
+      'approval audited',
+    );
   });
 
   test('the backend going back to the approved definition releases the tool', async () => {
@@ -151,7 +173,11 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     assert.equal(answer.status, 'blocked');
     assert.doesNotMatch(answer.error!.message, /quarantined/);
     // Audit lines reach the file asynchronously.
-    await waitFor(() => auditLines(s.auditFile).some((l) => l.kind === 'trust' && l.action === 'release' && l.tool === 'purge_cache'), 60_000, 'release audited');
+    await waitFor(
+      () => auditLines(s.auditFile).some((l) => l.kind === 'trust' && l.action === 'release' && l.tool === 'purge_cache'),
+      60_000,
+      'release audited',
+    );
   });
 });
 
@@ -182,7 +208,15 @@ describe('trust enforce without approveNewBackends: nothing is callable until ap
     const approvedAt = new Date().toISOString();
     const approved = {
       version: 1,
-      pins: pins.pending.map((p) => ({ backend: p.backend, tool: p.tool, sha256: p.sha256, firstSeen: approvedAt, approvedBy: 'ops', approvedAt, definition: p.definition })),
+      pins: pins.pending.map((p) => ({
+        backend: p.backend,
+        tool: p.tool,
+        sha256: p.sha256,
+        firstSeen: approvedAt,
+        approvedBy: 'ops',
+        approvedAt,
+        definition: p.definition,
+      })),
       pending: [],
     };
     writeFileSync(s.pinsFile, JSON.stringify(approved, null, 2));

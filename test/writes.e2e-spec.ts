@@ -5,7 +5,17 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { filesBackend, memoryBackend, readAsModel, startRouter, tempDir, testConfig, type RunningRouter, type SingleAnswer, type ToolResult } from './support/router';
+import {
+  filesBackend,
+  memoryBackend,
+  readAsModel,
+  startRouter,
+  tempDir,
+  testConfig,
+  type RunningRouter,
+  type SingleAnswer,
+  type ToolResult,
+} from './support/router';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 const WRITER_KEY = 'writer-key-' + 'w'.repeat(32);
@@ -52,7 +62,10 @@ describe('invoke_tool without writes.enabled', () => {
 
   test("memory's create_entities through it answers as an unknown tool; the graph stays empty", async () => {
     const client = await connect(router, undefined, clients);
-    const answer = await invoke(client, 'invoke_tool', { name: 'create_entities', arguments: { entities: [{ name: 'ghost', entityType: 'x', observations: ['never stored'] }] } });
+    const answer = await invoke(client, 'invoke_tool', {
+      name: 'create_entities',
+      arguments: { entities: [{ name: 'ghost', entityType: 'x', observations: ['never stored'] }] },
+    });
     assert.equal(answer.head.status, 'unknown_tool');
     const graph = (await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_graph' } })) as ToolResult;
     assert.doesNotMatch(JSON.stringify(graph.content), /never stored/);
@@ -65,7 +78,8 @@ describe('invoke_tool with the memory server: create without confirmation, delet
   let writer: Client;
   let otherWriter: Client;
   let reader: Client;
-  const graphText = async (): Promise<string> => JSON.stringify(((await reader.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_graph' } })) as ToolResult).content);
+  const graphText = async (): Promise<string> =>
+    JSON.stringify(((await reader.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_graph' } })) as ToolResult).content);
 
   before(async () => {
     router = await startRouter(
@@ -79,7 +93,12 @@ describe('invoke_tool with the memory server: create without confirmation, delet
             { principal: 'rita', sha256: sha256(READER_KEY), groups: ['readers'] },
           ],
         },
-        access: { rules: [{ groups: ['writers'], allow: ['*'], write: ['memory:*'] }, { groups: ['readers'], allow: ['*'] }] },
+        access: {
+          rules: [
+            { groups: ['writers'], allow: ['*'], write: ['memory:*'] },
+            { groups: ['readers'], allow: ['*'] },
+          ],
+        },
         writes: { enabled: true, allow: ['memory:*'], deny: [] },
       }),
     );
@@ -93,7 +112,12 @@ describe('invoke_tool with the memory server: create without confirmation, delet
   });
 
   test('create_entities runs at once; delete_entities is confirmed, single use, bound to caller and arguments', async () => {
-    const entities = { entities: [{ name: 'gateway', entityType: 'service', observations: ['routes tool calls'] }, { name: 'cache', entityType: 'service', observations: ['keeps answers'] }] };
+    const entities = {
+      entities: [
+        { name: 'gateway', entityType: 'service', observations: ['routes tool calls'] },
+        { name: 'cache', entityType: 'service', observations: ['keeps answers'] },
+      ],
+    };
     const denied = await invoke(reader, 'invoke_tool', { name: 'create_entities', arguments: entities });
     assert.equal(denied.head.status, 'unknown_tool');
     assert.doesNotMatch(await graphText(), /routes tool calls/);
@@ -193,7 +217,10 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     const first = await invoke(writer, 'invoke_tool', { name: 'write_file', server: 'files', arguments: args });
     assert.equal(first.isError, false);
     assert.equal(first.head.status, 'confirmation_required');
-    assert.deepEqual({ ...first.head.summary, argument_names: [...first.head.summary!.argument_names].sort() }, { tool: 'write_file', server: 'files', argument_names: ['content', 'path'] });
+    assert.deepEqual(
+      { ...first.head.summary, argument_names: [...first.head.summary!.argument_names].sort() },
+      { tool: 'write_file', server: 'files', argument_names: ['content', 'path'] },
+    );
     assert.ok(!JSON.stringify(first.head).includes('written through the router'), 'argument values are never echoed');
     assert.equal(first.head.confirmation_expires_in_seconds, 120);
     assert.equal(existsSync(target), false, 'nothing runs before confirmation');
@@ -222,7 +249,10 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     assert.equal(forged.head.status, 'blocked');
 
     // Audit: both steps are `write` lines carrying the same confirmation id, never the token.
-    const lines = readFileSync(auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(auditFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const writes = lines.filter((l) => l.kind === 'write' && l.tool === 'write_file' && l.principal === 'wanda');
     const asked = writes.find((l) => l.status === 'confirmation_required' && l.confirmationId !== undefined && token.length > 0);
     const ran = writes.find((l) => l.status === 'ok');
@@ -268,7 +298,10 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     const outside = await invoke(writer, 'invoke_tool', { name: 'delete_entities', arguments: { entityNames: ['router'] } });
     assert.equal(outside.head.status, 'blocked');
     assert.ok(existsSync(join(dir, 'notes.txt')));
-    const batch = (await writer.callTool({ name: 'invoke_read_tool_batch', arguments: { calls: [{ name: 'write_file', arguments: { path: join(dir, 'b.txt'), content: 'x' } }] } })) as ToolResult;
+    const batch = (await writer.callTool({
+      name: 'invoke_read_tool_batch',
+      arguments: { calls: [{ name: 'write_file', arguments: { path: join(dir, 'b.txt'), content: 'x' } }] },
+    })) as ToolResult;
     assert.equal((batch.structuredContent as { results: { status: string }[] }).results[0].status, 'blocked');
     assert.equal(existsSync(join(dir, 'b.txt')), false, 'writes never run in a batch');
   });

@@ -115,6 +115,9 @@ test('the lines of one event-loop turn reach the sink in one write, in order', a
   audit.record({ ...CALL, responseBytes: 3 });
   await moduleRef.close();
   assert.equal(writes.length, 2, 'one write per turn; shutdown flushes the last');
-  assert.deepEqual(writes[0].split('\n').map((l) => fields(l).responseBytes), [0, 1, 2]);
+  assert.deepEqual(
+    writes[0].split('\n').map((l) => fields(l).responseBytes),
+    [0, 1, 2],
+  );
   assert.equal(fields(writes[1]).responseBytes, 3);
 });

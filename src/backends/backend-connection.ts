@@ -208,9 +208,10 @@ export class BackendConnection {
         onSuspect: () => outsideRequest(() => void this.probe(session)),
         onListChanged: () => outsideRequest(() => this.onToolListChanged(session)),
         // A 2026 listing's ttlMs ran out: list again, without making calls wait for it.
-        onStale: () => outsideRequest(() => {
-          if (this.session === session) this.requestRefresh();
-        }),
+        onStale: () =>
+          outsideRequest(() => {
+            if (this.session === session) this.requestRefresh();
+          }),
       }),
       closed: false,
       listChangedEarly: false,
@@ -292,9 +293,7 @@ export class BackendConnection {
 
   /** Publishes a listing that began when `through` announcements had been received. */
   private publish(tools: readonly ListedTool[], through: number): void {
-    const catalog = toCatalogTools(this.name, tools, (reason) =>
-      this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }),
-    );
+    const catalog = toCatalogTools(this.name, tools, (reason) => this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }));
     this.deps.registry.replaceTools(this.name, catalog);
     this.toolCount = catalog.length;
     this.reflected = Math.max(this.reflected, through);

@@ -128,7 +128,11 @@ export class BatchService {
     }
     const outcome = await this.backendCalls.call(tool.backend, tool.name, args, principal.id);
     if (outcome.kind === 'failed') return failedCall(tool.name, tool.backend, outcome.error, digest);
-    return { kind: 'page', page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result), from, binding }, argsDigest: digest };
+    return {
+      kind: 'page',
+      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result), from, binding },
+      argsDigest: digest,
+    };
   }
 
   /** Issues cursors bound to one read call, counting each one. */

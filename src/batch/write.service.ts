@@ -91,6 +91,11 @@ export class WriteService {
     }
     const outcome = await this.backendCalls.call(tool.backend, tool.name, args, principal.id);
     if (outcome.kind === 'failed') return { ...failedCall(tool.name, tool.backend, outcome.error, digest), confirmationId };
-    return { kind: 'page', page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result) }, argsDigest: digest, confirmationId };
+    return {
+      kind: 'page',
+      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result) },
+      argsDigest: digest,
+      confirmationId,
+    };
   }
 }

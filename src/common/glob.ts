@@ -6,8 +6,6 @@
  */
 export function globToRegExp(pattern: string): RegExp {
   const full = pattern.includes(':') ? pattern : `*:${pattern}`;
-  const body = [...full]
-    .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
+  const body = [...full].map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
   return new RegExp(`^${body}$`, 's');
 }

@@ -43,12 +43,27 @@ test('a valid file with defaults and expanded secrets', () => {
   assert.equal(config.cursor.secret.length, 32);
   const [files, docs] = config.backends;
   assert.deepEqual(files, {
-    name: 'files', transport: 'stdio', command: 'node', args: ['server.js', './data'], env: {}, inheritedEnv: {}, cwd: '/etc/router',
-    required: true, timeoutMs: 30_000, rateLimit: undefined, era: 'auto',
+    name: 'files',
+    transport: 'stdio',
+    command: 'node',
+    args: ['server.js', './data'],
+    env: {},
+    inheritedEnv: {},
+    cwd: '/etc/router',
+    required: true,
+    timeoutMs: 30_000,
+    rateLimit: undefined,
+    era: 'auto',
   });
   assert.deepEqual(docs, {
-    name: 'docs', transport: 'http', url: 'https://docs.internal/mcp', headers: { Authorization: 'Bearer t0k' },
-    required: false, timeoutMs: 5000, rateLimit: { ratePerSecond: 2, burst: 4 }, era: 'auto',
+    name: 'docs',
+    transport: 'http',
+    url: 'https://docs.internal/mcp',
+    headers: { Authorization: 'Bearer t0k' },
+    required: false,
+    timeoutMs: 5000,
+    rateLimit: { ratePerSecond: 2, burst: 4 },
+    era: 'auto',
   });
   assert.deepEqual(config.policy.readOnly, { allow: ['files:list_*'], deny: ['files:read_secret*'] });
 });
@@ -65,9 +80,15 @@ test('era: auto by default over Streamable HTTP, legacy or modern when set; sse 
   assert.equal(era('    transport: sse\n    url: http://127.0.0.1:9/sse\n'), undefined);
   assert.equal(era('    transport: sse\n    url: http://127.0.0.1:9/sse\n    era: legacy\n'), undefined);
   const sse = problemsOf(() => load('backends:\n  a:\n    transport: sse\n    url: http://127.0.0.1:9/sse\n    era: modern\n'));
-  assert.ok(sse.some((p) => /^backends\.a\.era: transport sse speaks only the legacy era/.test(p)), sse.join('\n'));
+  assert.ok(
+    sse.some((p) => /^backends\.a\.era: transport sse speaks only the legacy era/.test(p)),
+    sse.join('\n'),
+  );
   const bad = problemsOf(() => load('backends:\n  a:\n    transport: http\n    url: http://127.0.0.1:9/mcp\n    era: 2026\n'));
-  assert.ok(bad.some((p) => p.startsWith('backends.a.era')), bad.join('\n'));
+  assert.ok(
+    bad.some((p) => p.startsWith('backends.a.era')),
+    bad.join('\n'),
+  );
 });
 
 test('era on stdio: auto by default, legacy or modern when set, a bad value named', () => {
@@ -76,7 +97,10 @@ test('era on stdio: auto by default, legacy or modern when set, a bad value name
   assert.equal(era('    era: modern\n'), 'modern');
   assert.equal(era('    era: legacy\n'), 'legacy');
   const bad = problemsOf(() => load('backends:\n  a:\n    transport: stdio\n    command: node\n    era: new\n'));
-  assert.ok(bad.some((p) => p.startsWith('backends.a.era')), bad.join('\n'));
+  assert.ok(
+    bad.some((p) => p.startsWith('backends.a.era')),
+    bad.join('\n'),
+  );
 });
 
 test('every problem names its field', () => {
@@ -121,24 +145,35 @@ test('out-of-range environment values are errors, not silent defaults', () => {
 });
 
 test('an unreadable or unparsable file is a config error', () => {
-  assert.throws(() => loadConfig({ CENTRALMCP_ROUTER_CONFIG: '/nope.yaml' }, () => { throw Object.assign(new Error('x'), { code: 'ENOENT' }); }), /ENOENT/);
+  assert.throws(
+    () =>
+      loadConfig({ CENTRALMCP_ROUTER_CONFIG: '/nope.yaml' }, () => {
+        throw Object.assign(new Error('x'), { code: 'ENOENT' });
+      }),
+    /ENOENT/,
+  );
   assert.match(problemsOf(() => load('backends: [unclosed'))[0], /not valid YAML/);
   assert.match(problemsOf(() => load('backends: {}'))[0], /at least one backend/);
 });
 
 test('one message per real problem: the transport is checked first, a bad value gets one line, a missing field says so', () => {
   const backend = (lines: string) => `backends:\n  files:\n${lines}`;
-  assert.deepEqual(problemsOf(() => load(backend('    transport: stdoi\n    command: node\n'))), [
-    'backends.files.transport: must be one of stdio, http, sse (got "stdoi")',
-  ]);
-  assert.deepEqual(problemsOf(() => load(backend('    transport: stdio\n    command: node\n    timeoutMs: "abc"\n'))), [
-    'backends.files.timeoutMs: timeoutMs must be an integer number',
-  ]);
-  assert.deepEqual(problemsOf(() => load(backend('    transport: stdio\n    timeoutMs: 50\n'))), [
-    'backends.files.command: is required',
-    'backends.files.timeoutMs: timeoutMs must not be less than 100',
-  ]);
-  assert.deepEqual(problemsOf(() => load(backend('    transport: http\n'))), ['backends.files.url: is required']);
+  assert.deepEqual(
+    problemsOf(() => load(backend('    transport: stdoi\n    command: node\n'))),
+    ['backends.files.transport: must be one of stdio, http, sse (got "stdoi")'],
+  );
+  assert.deepEqual(
+    problemsOf(() => load(backend('    transport: stdio\n    command: node\n    timeoutMs: "abc"\n'))),
+    ['backends.files.timeoutMs: timeoutMs must be an integer number'],
+  );
+  assert.deepEqual(
+    problemsOf(() => load(backend('    transport: stdio\n    timeoutMs: 50\n'))),
+    ['backends.files.command: is required', 'backends.files.timeoutMs: timeoutMs must not be less than 100'],
+  );
+  assert.deepEqual(
+    problemsOf(() => load(backend('    transport: http\n'))),
+    ['backends.files.url: is required'],
+  );
 });
 
 test('a YAML syntax error comes with its excerpt', () => {
@@ -162,15 +197,20 @@ discovery:
   );
   assert.deepEqual(config.discovery, {
     embeddings: {
-      url: 'http://ollama:11434/v1/embeddings', model: 'nomic-embed-text', headers: { Authorization: 'Bearer e-secret' },
-      timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 32,
+      url: 'http://ollama:11434/v1/embeddings',
+      model: 'nomic-embed-text',
+      headers: { Authorization: 'Bearer e-secret' },
+      timeoutMs: 2000,
+      batchTimeoutMs: 30_000,
+      batchSize: 32,
     },
   });
 });
 
 test('discovery.embeddings: every wrong field is named', () => {
   const problems = problemsOf(() =>
-    load(`${minimal}
+    load(
+      `${minimal}
 discovery:
   embeddings:
     url: ollama:11434
@@ -178,15 +218,26 @@ discovery:
     timeoutMs: 0
     batchSize: 5000
     dimensions: 3
-`, { DOCS_TOKEN: 't' }),
+`,
+      { DOCS_TOKEN: 't' },
+    ),
   );
   for (const field of ['url', 'model', 'timeoutMs', 'batchSize', 'dimensions']) {
-    assert.ok(problems.some((p) => p.startsWith(`discovery.embeddings.${field}:`)), `${field} in ${problems.join(' | ')}`);
+    assert.ok(
+      problems.some((p) => p.startsWith(`discovery.embeddings.${field}:`)),
+      `${field} in ${problems.join(' | ')}`,
+    );
   }
-  assert.ok(problemsOf(() => load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: [1] }\n`, { DOCS_TOKEN: 't' }))
-    .includes('discovery.embeddings.headers.A: must be a string'));
-  assert.ok(problemsOf(() => load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: "\${NOPE}" }\n`, { DOCS_TOKEN: 't' }))
-    .some((p) => p.includes('NOPE')));
+  assert.ok(
+    problemsOf(() =>
+      load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: [1] }\n`, { DOCS_TOKEN: 't' }),
+    ).includes('discovery.embeddings.headers.A: must be a string'),
+  );
+  assert.ok(
+    problemsOf(() =>
+      load(`${minimal}\ndiscovery:\n  embeddings:\n    url: http://x/v1/embeddings\n    model: m\n    headers: { A: "\${NOPE}" }\n`, { DOCS_TOKEN: 't' }),
+    ).some((p) => p.includes('NOPE')),
+  );
 });
 
 test('rateLimit.store: memory by default; redis with its url, defaults and failure policy', () => {
@@ -248,5 +299,8 @@ test('trust: the pins file is relative to the config file, and a bad mode is nam
   assert.deepEqual(config.trust, { mode: 'enforce', pinsFile: '/etc/router/pins.json', approveNewBackends: false, relistSeconds: 30 });
   assert.equal(load(minimal, env).trust?.mode, 'off');
   const problems = problemsOf(() => load(`${minimal}trust:\n  mode: strict\n`, env));
-  assert.ok(problems.some((p) => p.startsWith('trust.mode')), problems.join('; '));
+  assert.ok(
+    problems.some((p) => p.startsWith('trust.mode')),
+    problems.join('; '),
+  );
 });

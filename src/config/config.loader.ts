@@ -102,13 +102,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
 type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit'> &
   Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes'>>;
 
-function buildConfig(
-  raw: unknown,
-  configDir: string,
-  inheritedEnv: Record<string, string>,
-  listenHost: string,
-  problems: string[],
-): FileParts | undefined {
+function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<string, string>, listenHost: string, problems: string[]): FileParts | undefined {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     problems.push('config: the document must be a mapping with a `backends` field');
     return undefined;
@@ -144,13 +138,7 @@ function discoveryOf(dto: DiscoveryDto | undefined, problems: string[]): Discove
   };
 }
 
-function buildBackend(
-  name: string,
-  raw: unknown,
-  configDir: string,
-  inheritedEnv: Record<string, string>,
-  problems: string[],
-): BackendConfig | undefined {
+function buildBackend(name: string, raw: unknown, configDir: string, inheritedEnv: Record<string, string>, problems: string[]): BackendConfig | undefined {
   const at = `backends.${name}`;
   if (!BACKEND_NAME.test(name)) problems.push(`${at}: backend names must match [a-z][a-z0-9-]{0,62}`);
   if (!isJsonObject(raw)) {

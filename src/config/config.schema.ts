@@ -62,7 +62,8 @@ export class RateLimitDto {
 export class RedisStoreDto {
   /** `redis://` or `rediss://` (TLS); user and password in the URL. Never logged. */
   // The message never repeats the value: the URL may hold a password.
-  @IsString() @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'url must be a redis:// or rediss:// URL (value not shown: it may hold a password)' })
+  @IsString()
+  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'url must be a redis:// or rediss:// URL (value not shown: it may hold a password)' })
   url!: string;
   /** Prefix of every bucket key, so several routers (or other tenants) can share one Redis. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(100) keyPrefix?: string;
@@ -80,9 +81,15 @@ export class RedisStoreDto {
  */
 export class GlobalRateLimitDto {
   @ValidateIf((o: GlobalRateLimitDto) => o.ratePerSecond !== undefined || o.burst !== undefined)
-  @IsNumber() @Min(0.001) @Max(1_000_000) ratePerSecond?: number;
+  @IsNumber()
+  @Min(0.001)
+  @Max(1_000_000)
+  ratePerSecond?: number;
   @ValidateIf((o: GlobalRateLimitDto) => o.ratePerSecond !== undefined || o.burst !== undefined)
-  @IsInt() @Min(1) @Max(1_000_000) burst?: number;
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  burst?: number;
   @IsOptional() @IsInt() @Min(0) @Max(600_000) maxWaitMs?: number;
   @IsOptional() @IsIn(RATE_LIMIT_STORES) store?: (typeof RATE_LIMIT_STORES)[number];
   @IsOptional() @ValidateNested() @Type(() => RedisStoreDto) redis?: RedisStoreDto;
@@ -161,7 +168,10 @@ export class JwtDto {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true }) jwksUri!: string;
   /** Claim holding the caller's groups: an array of strings or a space-separated string. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) groupsClaim?: string;
-  @IsOptional() @IsArray() @ArrayNotEmpty() @IsIn(JWT_ALGORITHMS, { each: true, message: `each algorithm must be one of ${JWT_ALGORITHMS.join(', ')} (never none or HS*)` })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @IsIn(JWT_ALGORITHMS, { each: true, message: `each algorithm must be one of ${JWT_ALGORITHMS.join(', ')} (never none or HS*)` })
   algorithms?: (typeof JWT_ALGORITHMS)[number][];
   /** Skew allowed on `exp` and `nbf`. */
   @IsOptional() @IsInt() @Min(0) @Max(300) clockToleranceSeconds?: number;

@@ -39,12 +39,25 @@ test('sends model, input and the configured headers; answers unit vectors in the
   let seen: { auth?: string; body?: unknown } = {};
   answer = (req, body, res) => {
     seen = { auth: req.headers.authorization, body: JSON.parse(body) };
-    json(res, 200, { object: 'list', data: [{ index: 1, embedding: [0, 2] }, { index: 0, embedding: [3, 4] }], model: 'm1' });
+    json(res, 200, {
+      object: 'list',
+      data: [
+        { index: 1, embedding: [0, 2] },
+        { index: 0, embedding: [3, 4] },
+      ],
+      model: 'm1',
+    });
   };
   const out = await client().embed(['first', 'second'], 1000);
   assert.deepEqual(seen, { auth: 'Bearer s3cret', body: { model: 'm1', input: ['first', 'second'] } });
   assert.ok(out.ok);
-  assert.deepEqual(out.vectors.map((v) => [...v].map((x) => Math.round(x * 10) / 10)), [[0.6, 0.8], [0, 1]]);
+  assert.deepEqual(
+    out.vectors.map((v) => [...v].map((x) => Math.round(x * 10) / 10)),
+    [
+      [0.6, 0.8],
+      [0, 1],
+    ],
+  );
 });
 
 test('an HTTP error answers http_error with its status', async () => {
@@ -74,19 +87,62 @@ test('anything but one vector per text, all of one length, is invalid_response',
   const bodies: unknown[] = [
     'not json',
     { data: [] },
-    { data: [{ index: 0, embedding: [1, 0] }, { index: 1, embedding: [1, 0, 0] }] },
-    { data: [{ index: 0, embedding: [1, 'x'] }, { index: 1, embedding: [1, 0] }] },
-    { data: [{ index: 0, embedding: [0, 0] }, { index: 1, embedding: [1, 0] }] },
-    { data: [{ index: 0, embedding: [1, 0] }, { index: 0, embedding: [1, 0] }] },
-    { embeddings: [[1, 0], [0, 1]] },
+    {
+      data: [
+        { index: 0, embedding: [1, 0] },
+        { index: 1, embedding: [1, 0, 0] },
+      ],
+    },
+    {
+      data: [
+        { index: 0, embedding: [1, 'x'] },
+        { index: 1, embedding: [1, 0] },
+      ],
+    },
+    {
+      data: [
+        { index: 0, embedding: [0, 0] },
+        { index: 1, embedding: [1, 0] },
+      ],
+    },
+    {
+      data: [
+        { index: 0, embedding: [1, 0] },
+        { index: 0, embedding: [1, 0] },
+      ],
+    },
+    {
+      embeddings: [
+        [1, 0],
+        [0, 1],
+      ],
+    },
     null,
-    [[1, 0], [0, 1]],
+    [
+      [1, 0],
+      [0, 1],
+    ],
     { data: { 0: { embedding: [1, 0] }, 1: { embedding: [0, 1] } } },
     { data: [null, { index: 1, embedding: [1, 0] }] },
-    { data: [[1, 0], [0, 1]] },
-    { data: [{ index: 0, embedding: '1,0' }, { index: 1, embedding: [1, 0] }] },
+    {
+      data: [
+        [1, 0],
+        [0, 1],
+      ],
+    },
+    {
+      data: [
+        { index: 0, embedding: '1,0' },
+        { index: 1, embedding: [1, 0] },
+      ],
+    },
     { data: [{ index: 0 }, { index: 1, embedding: [1, 0] }] },
-    { data: [{ index: 1, embedding: [1, 0] }, { index: 2, embedding: [1, 0] }] },
+    {
+      data: [
+        { index: 1, embedding: [1, 0] },
+        { index: 2, embedding: [1, 0] },
+      ],
+    },
   ];
   for (const body of bodies) {
     answer = (_req, _b, res) => (typeof body === 'string' ? res.end(body) : json(res, 200, body));
@@ -97,9 +153,21 @@ test('anything but one vector per text, all of one length, is invalid_response',
 test('without an index on every item, the order of the list is the order of the texts', async () => {
   const round = (out: Awaited<ReturnType<EmbeddingsClient['embed']>>) => (out.ok ? out.vectors.map((v) => [...v]) : out);
   answer = (_req, _b, res) => json(res, 200, { data: [{ embedding: [0, 3] }, { embedding: [5, 0] }] });
-  assert.deepEqual(round(await client().embed(['a', 'b'], 1000)), [[0, 1], [1, 0]]);
-  answer = (_req, _b, res) => json(res, 200, { data: [{ index: 1, embedding: [0, 3] }, { index: '0', embedding: [5, 0] }] });
-  assert.deepEqual(round(await client().embed(['a', 'b'], 1000)), [[0, 1], [1, 0]]);
+  assert.deepEqual(round(await client().embed(['a', 'b'], 1000)), [
+    [0, 1],
+    [1, 0],
+  ]);
+  answer = (_req, _b, res) =>
+    json(res, 200, {
+      data: [
+        { index: 1, embedding: [0, 3] },
+        { index: '0', embedding: [5, 0] },
+      ],
+    });
+  assert.deepEqual(round(await client().embed(['a', 'b'], 1000)), [
+    [0, 1],
+    [1, 0],
+  ]);
 });
 
 test('a redirect is not followed (it would carry the credentials elsewhere)', async () => {

@@ -13,9 +13,7 @@ export const EMBEDDINGS_FAILURES = ['timeout', 'http_error', 'unreachable', 'inv
 export type EmbeddingsFailure = (typeof EMBEDDINGS_FAILURES)[number];
 
 /** One request's outcome: a unit vector per text, in the texts' order, or why not. */
-export type EmbedAnswer =
-  | { ok: true; vectors: Float32Array[] }
-  | { ok: false; reason: Exclude<EmbeddingsFailure, 'dimension'>; httpStatus?: number };
+export type EmbedAnswer = { ok: true; vectors: Float32Array[] } | { ok: false; reason: Exclude<EmbeddingsFailure, 'dimension'>; httpStatus?: number };
 
 /** Largest answer read: 32 texts of 4,096 dimensions as JSON are about 3 MB. */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;

@@ -73,8 +73,14 @@ test('dense hits respect the caller filter and the server filter', async () => {
 test('refreshes embed only what changed; a tool shared by backends or back after leaving is not embedded again', async () => {
   const { registry, embeddings } = await loaded();
   assert.equal(sentTexts().length, 4);
-  registry.replaceTools('kb', CATALOG.kb.map((t) => ({ ...t })));
-  registry.replaceTools('copy', CATALOG.util.map((t) => ({ ...t, backend: 'copy' })));
+  registry.replaceTools(
+    'kb',
+    CATALOG.kb.map((t) => ({ ...t })),
+  );
+  registry.replaceTools(
+    'copy',
+    CATALOG.util.map((t) => ({ ...t, backend: 'copy' })),
+  );
   registry.replaceTools('util', [CATALOG.util[0]]);
   registry.replaceTools('util', CATALOG.util);
   registry.replaceTools('kb', [CATALOG.kb[0], { ...CATALOG.kb[1], description: 'Read the entire knowledge graph' }]);
@@ -117,7 +123,10 @@ test('an endpoint that refuses every text (a wrong model name, say) is tried aga
   // and the retry waits (1 s) instead of trying the other 37 texts one by one.
   await waitFor(() => endpoint.requests.length >= 5, 60_000, 'the batch split');
   await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.deepEqual(endpoint.requests.map((q) => q.inputs.length), [4, 2, 1, 1, 1]);
+  assert.deepEqual(
+    endpoint.requests.map((q) => q.inputs.length),
+    [4, 2, 1, 1, 1],
+  );
   endpoint.refuse = undefined;
   await waitFor(() => r.embeddings.stats().embeddedTools === 40, 60_000, 'embedded once the endpoint takes them');
 });

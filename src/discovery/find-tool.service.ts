@@ -81,7 +81,14 @@ export class FindToolService {
       if (state !== undefined && !this.registry.hasCatalog(state.name)) {
         return { ok: true, answer: { hits: [], note: emptyCatalogNote([state]), servers: [serverSummary(state, [])] } };
       }
-      return { ok: false, message: unknownServerMessage(this.servers(visible).filter((s) => s.tools > 0).map((s) => s.name)) };
+      return {
+        ok: false,
+        message: unknownServerMessage(
+          this.servers(visible)
+            .filter((s) => s.tools > 0)
+            .map((s) => s.name),
+        ),
+      };
     }
     const found = await this.searcher.search(q.query, q.topK, q.server, visible);
     // A score of 0 is a browse: the query had no word to search by. Anything above matched.

@@ -37,7 +37,8 @@ test('a missing or foreign lexicon is refused with the way to prepare it', () =>
     const refused = (reason: RegExp) =>
       assert.throws(
         () => loadLexicon(dir),
-        (err: unknown) => err instanceof LexiconUnavailableError && err.dir === dir && reason.test(err.message) && err.message.includes('npm run prepare:lexicon'),
+        (err: unknown) =>
+          err instanceof LexiconUnavailableError && err.dir === dir && reason.test(err.message) && err.message.includes('npm run prepare:lexicon'),
       );
     refused(/cannot read manifest\.json \(ENOENT\)/);
     writeFileSync(join(dir, 'manifest.json'), '{"format":');
@@ -60,11 +61,20 @@ test('without a lexicon the router still boots: lexiconOrNone answers none and w
   };
   try {
     const missing = join(mkdtempSync(join(tmpdir(), 'lexicon-missing-')), 'nope');
-    assert.equal(lexiconOrNone(() => loadLexicon(missing)), undefined);
+    assert.equal(
+      lexiconOrNone(() => loadLexicon(missing)),
+      undefined,
+    );
     assert.equal(warnings.length, 1);
     assert.match(JSON.stringify(warnings[0]), /ranks by words only.*prepare:lexicon/);
     // Anything else than a missing lexicon is a bug, and is not swallowed.
-    assert.throws(() => lexiconOrNone(() => { throw new TypeError('bug'); }), TypeError);
+    assert.throws(
+      () =>
+        lexiconOrNone(() => {
+          throw new TypeError('bug');
+        }),
+      TypeError,
+    );
   } finally {
     Logger.prototype.warn = original;
   }

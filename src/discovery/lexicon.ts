@@ -16,7 +16,9 @@ export class LexiconUnavailableError extends Error {
     readonly dir: string,
     reason: string,
   ) {
-    super(`offline lexicon unavailable in ${dir}: ${reason}; prepare it with \`npm run prepare:lexicon\` (scripts/prepare-lexicon.mjs, also run by \`npm ci\`)`);
+    super(
+      `offline lexicon unavailable in ${dir}: ${reason}; prepare it with \`npm run prepare:lexicon\` (scripts/prepare-lexicon.mjs, also run by \`npm ci\`)`,
+    );
     this.name = 'LexiconUnavailableError';
   }
 }

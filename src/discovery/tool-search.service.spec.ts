@@ -34,7 +34,7 @@ test('catalogs delivered before the search existed are searched too', async () =
   assert.deepEqual(names(await search.search('read', 1)), ['files:read_file']);
 });
 
-test('the backend and the caller\'s filter narrow the hits', async () => {
+test("the backend and the caller's filter narrow the hits", async () => {
   const registry = new RegistryService();
   const search = new ToolSearchService(registry, new EmbeddingsService(), undefined);
   registry.replaceTools('a', [tool('a', 'read_file', 'Read a file')]);

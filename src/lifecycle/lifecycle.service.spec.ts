@@ -64,7 +64,10 @@ test('at the deadline drain() stops the work in flight and waits for its answers
 test('untilStopped: the outcome of the work, or the stopped value at the drain deadline', async () => {
   const service = lifecycle(30);
   assert.equal(await service.untilStopped(Promise.resolve('done'), () => 'stopped'), 'done');
-  await assert.rejects(service.untilStopped(Promise.reject(new Error('failed')), () => 'stopped'), /failed/);
+  await assert.rejects(
+    service.untilStopped(Promise.reject(new Error('failed')), () => 'stopped'),
+    /failed/,
+  );
   const release = service.tryEnter()!;
   const hung = service.untilStopped(new Promise<string>(() => undefined), () => 'stopped');
   void hung.then(release);

@@ -5,7 +5,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { currentRequestId, currentTraceparent } from '../common/request-context';
 import { registerRequestContext } from './request-context.hook';
 
-test('the handler of a POST runs in its request\'s context, also when the body arrives late', async (t) => {
+test("the handler of a POST runs in its request's context, also when the body arrives late", async (t) => {
   // The Fastify the router runs on, as its Nest adapter builds it.
   const app = new FastifyAdapter().getInstance();
   t.after(() => app.close());

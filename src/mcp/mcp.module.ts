@@ -10,5 +10,9 @@ import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
 import { PublishedSurface } from './published-surface';
 
-@Module({ imports: [BatchModule, DiscoveryModule, AuthModule, AuditModule, MetricsModule], controllers: [McpController], providers: [McpService, PublishedSurface, LegacyEra, ModernEra] })
+@Module({
+  imports: [BatchModule, DiscoveryModule, AuthModule, AuditModule, MetricsModule],
+  controllers: [McpController],
+  providers: [McpService, PublishedSurface, LegacyEra, ModernEra],
+})
 export class McpModule {}

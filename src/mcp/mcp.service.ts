@@ -17,7 +17,6 @@ import type { HttpAnswer } from './era-dialect';
 import { LegacyEra } from './legacy-era';
 import { ModernEra } from './modern-era';
 
-
 /** What admission reads of an HTTP request: its head, never its body. */
 export interface McpRequestHead {
   url: string;

@@ -29,15 +29,23 @@ const text = (max: number) =>
     fc.string({ unit: 'grapheme', minLength: 0, maxLength: 4 }),
     fc.integer({ min: max - 2, max: max + 2 }).map((n) => '😀'.repeat(Math.max(0, n))),
   );
-const anyValue = fc.oneof(fc.constant(null), fc.boolean(), fc.integer({ min: -3, max: 14 }), fc.double({ noNaN: true, min: -2, max: 12 }), fc.string({ maxLength: 3 }), fc.constant([]), fc.constant({}));
+const anyValue = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer({ min: -3, max: 14 }),
+  fc.double({ noNaN: true, min: -2, max: 12 }),
+  fc.string({ maxLength: 3 }),
+  fc.constant([]),
+  fc.constant({}),
+);
 const small = fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxKeys: 3 });
 
 /** An object with some of `fields`, each a value of its own kind or any other, and maybe an extra field. */
 function argsOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
   const record = fc.record(Object.fromEntries(Object.entries(fields).map(([key, arb]) => [key, fc.oneof(arb, anyValue)])), { requiredKeys: [] });
-  return fc.tuple(record, fc.option(fc.tuple(fc.constantFrom('extra', 'Query', 'top-k'), anyValue), { nil: undefined })).map(([args, extra]) =>
-    extra === undefined ? args : { ...args, [extra[0]]: extra[1] },
-  );
+  return fc
+    .tuple(record, fc.option(fc.tuple(fc.constantFrom('extra', 'Query', 'top-k'), anyValue), { nil: undefined }))
+    .map(([args, extra]) => (extra === undefined ? args : { ...args, [extra[0]]: extra[1] }));
 }
 
 const RUNS = 3000;
@@ -64,7 +72,12 @@ test('invoke_read_tool: the schema and the check agree (arguments within their d
 
 test('invoke_read_tool_batch: the schema and the checks agree on the batch and its entries', () => {
   const valid = schemaOf(INVOKE_READ_TOOL_BATCH);
-  const entry = argsOf({ name: text(200), server: fc.string({ maxLength: 4 }), arguments: small, id: fc.string({ minLength: 1, maxLength: 3, unit: 'grapheme-ascii' }) });
+  const entry = argsOf({
+    name: text(200),
+    server: fc.string({ maxLength: 4 }),
+    arguments: small,
+    id: fc.string({ minLength: 1, maxLength: 3, unit: 'grapheme-ascii' }),
+  });
   fc.assert(
     fc.property(argsOf({ calls: fc.array(entry, { minLength: 0, maxLength: 27 }) }), (args) => {
       const batch = checkBatch(args);

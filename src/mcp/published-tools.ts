@@ -53,9 +53,19 @@ export const PUBLISHED_TOOLS = [
       type: 'object',
       properties: {
         name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, description: 'Exact tool name from find_tool.' },
-        server: { type: 'string', minLength: 1, maxLength: MAX_SERVER_CHARS, description: 'Backend name from find_tool; needed when several backends share the name.' },
+        server: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_SERVER_CHARS,
+          description: 'Backend name from find_tool; needed when several backends share the name.',
+        },
         arguments: { type: 'object', description: "The tool's arguments (at most 20,000 bytes as JSON, 8 levels deep).", additionalProperties: true },
-        cursor: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_CHARS, description: 'A next_cursor from an earlier truncated call with the same arguments.' },
+        cursor: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_CURSOR_CHARS,
+          description: 'A next_cursor from an earlier truncated call with the same arguments.',
+        },
       },
       required: ['name'],
       additionalProperties: false,
@@ -69,7 +79,7 @@ export const PUBLISHED_TOOLS = [
       'Up to 25 read-only calls in one round trip, run one after another in order. Answers one result ' +
       'per call, in order, each with its `id` (default: its index) and `status`; one call failing never ' +
       'stops the others. `ok` is true only when every call succeeded; `failed_ids` lists the rest. A cut ' +
-      'result carries `next_cursor`: pass it as that call\'s `cursor` (same name and arguments) to continue.',
+      "result carries `next_cursor`: pass it as that call's `cursor` (same name and arguments) to continue.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -116,7 +126,12 @@ export const INVOKE_TOOL_DEFINITION = {
     type: 'object',
     properties: {
       name: { type: 'string', minLength: 1, maxLength: MAX_NAME_CHARS, description: 'Exact tool name from find_tool.' },
-      server: { type: 'string', minLength: 1, maxLength: MAX_SERVER_CHARS, description: 'Backend name from find_tool; needed when several backends share the name.' },
+      server: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_SERVER_CHARS,
+        description: 'Backend name from find_tool; needed when several backends share the name.',
+      },
       arguments: { type: 'object', description: "The tool's arguments (at most 20,000 bytes as JSON, 8 levels deep).", additionalProperties: true },
       confirm: { type: 'string', minLength: 1, maxLength: 2048, description: 'The `confirmation` from the answer that asked for it, for the same call.' },
     },

@@ -5,7 +5,14 @@ import { GridCounter } from './grid-counter';
 
 function grid() {
   const registry = new Registry();
-  const counter = new GridCounter({ name: 'grid_total', help: 'A test grid.', labelNames: ['version', 'method'], rows: ['a', 'b'], columns: ['x', 'y'], registers: [registry] });
+  const counter = new GridCounter({
+    name: 'grid_total',
+    help: 'A test grid.',
+    labelNames: ['version', 'method'],
+    rows: ['a', 'b'],
+    columns: ['x', 'y'],
+    registers: [registry],
+  });
   return { registry, counter };
 }
 
@@ -24,7 +31,18 @@ test('every cell exists at 0; an event counts at its two indices, and each scrap
 
 test('an index outside the grid is not counted, and never spills into another cell', async () => {
   const { registry, counter } = grid();
-  for (const [row, column] of [[2, 0], [0, 2], [-1, 0], [0, -1], [Number.NaN, 0], [0, 1.5]]) counter.inc(row, column);
+  for (const [row, column] of [
+    [2, 0],
+    [0, 2],
+    [-1, 0],
+    [0, -1],
+    [Number.NaN, 0],
+    [0, 1.5],
+  ])
+    counter.inc(row, column);
   const samples = (await registry.metrics()).split('\n').filter((l) => l.startsWith('grid_total{'));
-  assert.deepEqual(samples.map((l) => l.split(' ')[1]), ['0', '0', '0', '0']);
+  assert.deepEqual(
+    samples.map((l) => l.split(' ')[1]),
+    ['0', '0', '0', '0'],
+  );
 });

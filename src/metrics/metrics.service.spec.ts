@@ -103,5 +103,4 @@ describe('MetricsService in the real module graph', () => {
     assert.equal(requests?.values.length, 5 * 7, '(3 versions, unsupported, none) × (6 methods, other)');
     assert.ok(requests?.values.every((v) => v.value === 0));
   });
-
 });

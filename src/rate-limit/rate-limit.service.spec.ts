@@ -28,8 +28,7 @@ class FakeTime implements Clock {
 }
 
 const limit = (ratePerSecond: number, burst: number, maxWaitMs = 10_000): RateLimitSettings => ({ ratePerSecond, burst, maxWaitMs });
-const backend = (name: string, rateLimit?: RateLimitSettings): BackendConfig =>
-  httpBackend(name, 'http://127.0.0.1:9/mcp', rateLimit ? { rateLimit } : {});
+const backend = (name: string, rateLimit?: RateLimitSettings): BackendConfig => httpBackend(name, 'http://127.0.0.1:9/mcp', rateLimit ? { rateLimit } : {});
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -129,9 +128,7 @@ describe('RateLimitService', () => {
   });
 
   test('a wait over maxWaitMs fails at once, naming the bucket, without sleeping', async () => {
-    const { limits, time } = await limiter(
-      testConfig([backend('files', limit(0.5, 1, 800))], { rateLimit: limit(1, 1, 500) }),
-    );
+    const { limits, time } = await limiter(testConfig([backend('files', limit(0.5, 1, 800))], { rateLimit: limit(1, 1, 500) }));
     await limits.acquire('files');
     const before = time.now();
     assert.deepEqual(await limits.acquire('files'), { ok: false, reason: 'wait_too_long', bucket: 'global', neededMs: 1_000, maxWaitMs: 500 });

@@ -14,9 +14,7 @@ export interface BucketRequest {
  * `closed`.
  */
 export type StoreReservation =
-  | { ok: true; waitsMs: readonly number[] }
-  | { ok: false; reason: 'wait_too_long'; index: number; waitMs: number }
-  | { ok: false; reason: 'store_unavailable' };
+  { ok: true; waitsMs: readonly number[] } | { ok: false; reason: 'wait_too_long'; index: number; waitMs: number } | { ok: false; reason: 'store_unavailable' };
 
 /** What metrics and readiness show about the store: whether calls still share their buckets. */
 export interface StoreStatus {

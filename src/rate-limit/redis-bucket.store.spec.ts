@@ -132,29 +132,33 @@ describe('RedisBucketClient and the domain agree', () => {
     });
     let round = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 4, maxLength: 4 }), fc.array(callArb, { minLength: 1, maxLength: 15 }), async (bursts, calls) => {
-        round++;
-        const started = performance.now();
-        const model = new Map<number, Bucket>();
-        for (const call of calls) {
-          const requests = call.buckets.map((b) => bucket(`agree-${round}-${b}`, RATE, bursts[b], call.unbounded ? 1e12 : 0));
-          const expected = reserveAll(
-            call.buckets.map((b, i) => ({ bucket: model.get(b), params: requests[i].params, maxWaitMs: requests[i].maxWaitMs })),
-            1,
-            0,
-          );
-          const actual = await client.reserveAll(requests, 1);
-          const slack = performance.now() - started + 1;
-          assert.equal(actual.ok, expected.ok);
-          if (expected.ok && actual.ok) {
-            expected.buckets.forEach((state, i) => model.set(call.buckets[i], state));
-            expected.waitsMs.forEach((wait, i) => assert.ok(Math.abs(actual.waitsMs[i] - wait) <= slack, `${actual.waitsMs[i]} vs ${wait}`));
-          } else if (!expected.ok && !actual.ok && actual.reason === 'wait_too_long') {
-            assert.equal(actual.index, expected.index);
-            assert.ok(Math.abs(actual.waitMs - expected.waitMs) <= slack, `${actual.waitMs} vs ${expected.waitMs}`);
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 4, maxLength: 4 }),
+        fc.array(callArb, { minLength: 1, maxLength: 15 }),
+        async (bursts, calls) => {
+          round++;
+          const started = performance.now();
+          const model = new Map<number, Bucket>();
+          for (const call of calls) {
+            const requests = call.buckets.map((b) => bucket(`agree-${round}-${b}`, RATE, bursts[b], call.unbounded ? 1e12 : 0));
+            const expected = reserveAll(
+              call.buckets.map((b, i) => ({ bucket: model.get(b), params: requests[i].params, maxWaitMs: requests[i].maxWaitMs })),
+              1,
+              0,
+            );
+            const actual = await client.reserveAll(requests, 1);
+            const slack = performance.now() - started + 1;
+            assert.equal(actual.ok, expected.ok);
+            if (expected.ok && actual.ok) {
+              expected.buckets.forEach((state, i) => model.set(call.buckets[i], state));
+              expected.waitsMs.forEach((wait, i) => assert.ok(Math.abs(actual.waitsMs[i] - wait) <= slack, `${actual.waitsMs[i]} vs ${wait}`));
+            } else if (!expected.ok && !actual.ok && actual.reason === 'wait_too_long') {
+              assert.equal(actual.index, expected.index);
+              assert.ok(Math.abs(actual.waitMs - expected.waitMs) <= slack, `${actual.waitMs} vs ${expected.waitMs}`);
+            }
           }
-        }
-      }),
+        },
+      ),
       { seed: 20_261_201, numRuns: 25 },
     );
   });
@@ -172,7 +176,10 @@ describe('RedisBucketStore: the failure policy', () => {
       // The share: burst 4 / 2 replicas = 2 at once, then 2 / 2 = 1 per second.
       const local = [];
       for (let i = 0; i < 3; i++) local.push(await store.reserveAll(limit, 1));
-      assert.deepEqual(local.slice(0, 2), [{ ok: true, waitsMs: [0] }, { ok: true, waitsMs: [0] }]);
+      assert.deepEqual(local.slice(0, 2), [
+        { ok: true, waitsMs: [0] },
+        { ok: true, waitsMs: [0] },
+      ]);
       const third = local[2];
       assert.ok(third.ok && third.waitsMs[0] > 900 && third.waitsMs[0] <= 1_000, JSON.stringify(third));
       assert.deepEqual(store.status(), { store: 'redis', up: false, fallbacks: { local: 3, refused: 0 }, policy: { fail: 'open', replicas: 2 } });

@@ -10,7 +10,7 @@ before(() => {
   Logger.overrideLogger(false);
 });
 
-test('listeners hear each replacement in its turn, in subscription order, with the backend\'s own tools', () => {
+test("listeners hear each replacement in its turn, in subscription order, with the backend's own tools", () => {
   const registry = new RegistryService();
   const heard: string[] = [];
   registry.onCatalogReplaced((backend, tools) => {
@@ -29,8 +29,17 @@ test('the catalog reads back per backend, in order of first delivery, and a refr
   registry.replaceTools('alpha', [tool('alpha', 'a'), tool('alpha', 'b')]);
   registry.replaceTools('zeta', [tool('zeta', 'y')]);
   assert.deepEqual([...registry.backends()], ['zeta', 'alpha']);
-  assert.deepEqual([...registry.allTools()].map((t) => `${t.backend}:${t.name}`), ['zeta:y', 'alpha:a', 'alpha:b']);
-  assert.deepEqual([...registry.sizes()], [['zeta', 1], ['alpha', 2]]);
+  assert.deepEqual(
+    [...registry.allTools()].map((t) => `${t.backend}:${t.name}`),
+    ['zeta:y', 'alpha:a', 'alpha:b'],
+  );
+  assert.deepEqual(
+    [...registry.sizes()],
+    [
+      ['zeta', 1],
+      ['alpha', 2],
+    ],
+  );
   assert.equal(registry.hasCatalog('alpha'), true);
   assert.equal(registry.hasCatalog('beta'), false);
   assert.deepEqual(registry.toolsOf('beta'), []);

@@ -50,7 +50,11 @@ export function writePinsFile(file: string, doc: PinsDocument): string {
  * returns a document. Every writer (the router recording new definitions, the CLI approving) goes
  * through here, so of two writers the second always starts from the first one's result.
  */
-export function updatePinsFile<T>(file: string, lock: LockOptions, change: (current: ReadPins) => { doc?: PinsDocument; value: T }): { value: T; text?: string } {
+export function updatePinsFile<T>(
+  file: string,
+  lock: LockOptions,
+  change: (current: ReadPins) => { doc?: PinsDocument; value: T },
+): { value: T; text?: string } {
   return withPinsLock(
     file,
     () => {

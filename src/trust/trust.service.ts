@@ -19,7 +19,8 @@ import { reviewCatalog, type Review, type SeenTool, type TrustEvent, type Verdic
 /** What the model is told about a tool that failed its pin, by verdict. */
 const QUARANTINE_REASONS: Record<Exclude<Verdict, 'pinned'>, string> = {
   unpinned: 'quarantined: this tool has no approved pin (trust pins); an operator must approve its definition before it can be called',
-  changed: 'quarantined: this tool\'s definition changed since it was approved (trust pins); an operator must approve the new definition before it can be called',
+  changed:
+    "quarantined: this tool's definition changed since it was approved (trust pins); an operator must approve the new definition before it can be called",
 };
 /** How often the pins file is checked for changes made outside the router (the CLI, a person). */
 const WATCH_INTERVAL_MS = 1000;
@@ -33,7 +34,7 @@ const ROUTER_LOCK: LockOptions = { waitMs: 2_000, staleMs: 10_000 };
 /** The mark `find_tool` shows in `warn` mode. */
 const WARNINGS: Record<Exclude<Verdict, 'pinned'>, string> = {
   unpinned: 'not approved: this tool has no approved pin',
-  changed: 'changed since approval: this tool\'s definition differs from its approved pin',
+  changed: "changed since approval: this tool's definition differs from its approved pin",
 };
 
 /**

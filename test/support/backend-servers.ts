@@ -33,7 +33,17 @@ export function inheritedEnv(): Record<string, string> {
 }
 
 export function stdioBackend(name: string, entry: string, args: string[], extra: Partial<StdioBackendConfig> = {}): StdioBackendConfig {
-  return { name, transport: 'stdio', command: process.execPath, args: [entry, ...args], env: {}, inheritedEnv: inheritedEnv(), required: true, timeoutMs: 10_000, ...extra };
+  return {
+    name,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [entry, ...args],
+    env: {},
+    inheritedEnv: inheritedEnv(),
+    required: true,
+    timeoutMs: 10_000,
+    ...extra,
+  };
 }
 
 export function httpBackend(name: string, url: string, extra: Partial<HttpBackendConfig> = {}): HttpBackendConfig {

@@ -21,7 +21,8 @@ export interface FaultOptions {
 
 function faultArgs(name: string, o: FaultOptions): string[] {
   return [
-    '--name', name,
+    '--name',
+    name,
     ...(o.tools !== undefined ? ['--tools', String(o.tools)] : []),
     ...(o.stormMs !== undefined ? ['--storm-ms', String(o.stormMs)] : []),
     ...(o.countFile !== undefined ? ['--count-file', o.countFile] : []),

@@ -94,7 +94,11 @@ export async function startRouter(config: RouterConfig): Promise<RunningRouter> 
 }
 
 /** Calls a published tool and returns its structured content. */
-export async function callTool<N extends keyof AnswerOf>(client: Client, name: N, args: Record<string, unknown>): Promise<{ isError: boolean; data: AnswerOf[N] }> {
+export async function callTool<N extends keyof AnswerOf>(
+  client: Client,
+  name: N,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; data: AnswerOf[N] }> {
   const result = await client.callTool({ name, arguments: args });
   return { isError: result.isError === true, data: result.structuredContent as AnswerOf[N] };
 }

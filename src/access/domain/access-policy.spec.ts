@@ -12,7 +12,7 @@ const rules = compileAccess([
   { groups: ['readers', 'ops'], allow: ['files:*', 'everything:get-sum', 'echo'] },
 ]);
 
-test('the first rule naming one of the principal\'s groups decides, and decides alone', () => {
+test("the first rule naming one of the principal's groups decides, and decides alone", () => {
   assert.equal(mayCall(alice, 'files', 'read_file', rules, 'apiKeys'), true);
   assert.equal(mayCall(alice, 'everything', 'get-sum', rules, 'apiKeys'), true);
   assert.equal(mayCall(alice, 'everything', 'get-env', rules, 'apiKeys'), false);

@@ -25,12 +25,14 @@ const tooLarge = (): ReadAnswer => ({ tool: 't', server: 's', status: 'error', e
 
 const text = (max: number) => fc.string({ unit: fc.constantFrom('a', 'é', '✓', '"', '\\', '\n', '\u0001', '😀', ' ', 'z'), maxLength: max });
 /** Text of up to `max` code units, built from a random seed so sizes reach the budgets. */
-const longText = (max: number) => fc.tuple(text(40), fc.noBias(fc.integer({ min: 0, max }))).map(([seed, n]) => (seed || 'a').repeat(Math.ceil(n / (seed.length || 1))).slice(0, n));
+const longText = (max: number) =>
+  fc.tuple(text(40), fc.noBias(fc.integer({ min: 0, max }))).map(([seed, n]) => (seed || 'a').repeat(Math.ceil(n / (seed.length || 1))).slice(0, n));
 const result: fc.Arbitrary<ToolResultLike> = fc.oneof(
   longText(200_000).map((t): ToolResultLike => ({ content: [{ type: 'text', text: t }], structuredContent: { content: t } })),
-  fc
-    .tuple(fc.array(fc.record({ name: text(40), size: fc.nat() }), { maxLength: 20 }), fc.integer({ min: 0, max: 4000 }))
-    .map(([items, n]): ToolResultLike => ({ content: [], structuredContent: { items: Array.from({ length: n }, (_, i) => items[i % Math.max(1, items.length)] ?? i) } })),
+  fc.tuple(fc.array(fc.record({ name: text(40), size: fc.nat() }), { maxLength: 20 }), fc.integer({ min: 0, max: 4000 })).map(([items, n]): ToolResultLike => ({
+    content: [],
+    structuredContent: { items: Array.from({ length: n }, (_, i) => items[i % Math.max(1, items.length)] ?? i) },
+  })),
   fc.array(longText(20_000), { maxLength: 40 }).map((blocks): ToolResultLike => ({ content: blocks.map((t) => ({ type: 'text', text: t })) })),
   fc.constant<ToolResultLike>({ content: [] }),
 );
@@ -77,11 +79,20 @@ test('every batch answer is within budget, complete, ordered and consistent', ()
         assert.ok((item.error ?? '').length <= 500);
       });
       const failed = response.results.filter((r) => r.status !== 'ok');
-      assert.deepEqual(response.failed_ids, failed.map((r) => r.id));
-      assert.deepEqual(response.failed_indexes, failed.map((r) => r.index));
+      assert.deepEqual(
+        response.failed_ids,
+        failed.map((r) => r.id),
+      );
+      assert.deepEqual(
+        response.failed_indexes,
+        failed.map((r) => r.index),
+      );
       assert.deepEqual(response.counts, { total: entries.length, succeeded: entries.length - failed.length, failed: failed.length });
       assert.equal(response.ok, failed.length === 0);
-      assert.equal(response.truncated, response.results.some((r) => r.truncated === true));
+      assert.equal(
+        response.truncated,
+        response.results.some((r) => r.truncated === true),
+      );
     }),
     { numRuns: 60, seed: 20261130 },
   );
@@ -94,7 +105,13 @@ test('25 ids of 100 characters, 25 huge results at the smallest budget still fit
   const skeleton = skeletonSizes(entries, MAX_SERVER_CHARS);
   const share = Math.floor((budget - skeleton.total) / entries.length);
   const drafts = entries.map((e) =>
-    draftItem(e, { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } }, { maxBytes: skeleton.items[e.index] + share, maxItems: 200 }, issuer, tooLarge),
+    draftItem(
+      e,
+      { base: { tool: e.name, server: 'files', status: 'ok' }, result: { content: [], structuredContent: { content: huge } } },
+      { maxBytes: skeleton.items[e.index] + share, maxItems: 200 },
+      issuer,
+      tooLarge,
+    ),
   );
   const { response, json, wire } = finishBatch(drafts, budget);
   assert.equal(json, JSON.stringify(response));
@@ -130,16 +147,32 @@ function assertReadable(content: { type: string; text?: string }[], response: { 
   headers.forEach(({ b }, k) => assert.equal(b.text, `── entry ${k}, id ${JSON.stringify(response.results[k].id)}: ${response.results[k].status} ──`));
 }
 
-test('the skeleton\'s sizes are those of its serialization', () => {
+test("the skeleton's sizes are those of its serialization", () => {
   const entries = [
     { index: 0, id: '0', name: 'read' },
     { index: 1, id: 'é"\\\u0001😀', name: 'n'.repeat(200) },
   ];
-  const items: BatchItem[] = entries.map((e) => ({ index: e.index, id: e.id, tool: e.name, server: 'x'.repeat(MAX_SERVER_CHARS), status: 'invalid_cursor', result: { content: [] } }));
+  const items: BatchItem[] = entries.map((e) => ({
+    index: e.index,
+    id: e.id,
+    tool: e.name,
+    server: 'x'.repeat(MAX_SERVER_CHARS),
+    status: 'invalid_cursor',
+    result: { content: [] },
+  }));
   const sizes = skeletonSizes(entries, MAX_SERVER_CHARS);
-  assert.deepEqual(sizes.items, items.map((item) => itemFootprint(item, JSON.stringify(item))));
-  const whole = finishBatch(items.map((item) => ({ item })), Number.MAX_SAFE_INTEGER);
+  assert.deepEqual(
+    sizes.items,
+    items.map((item) => itemFootprint(item, JSON.stringify(item))),
+  );
+  const whole = finishBatch(
+    items.map((item) => ({ item })),
+    Number.MAX_SAFE_INTEGER,
+  );
   assert.equal(whole.response.ok, false);
   assert.equal(sizes.total, utf8Bytes(whole.wire));
-  assert.ok(sizes.items.every((n, i) => n > byteLength(items[i])), 'an item costs more than its JSON: the model reads it too');
+  assert.ok(
+    sizes.items.every((n, i) => n > byteLength(items[i])),
+    'an item costs more than its JSON: the model reads it too',
+  );
 });

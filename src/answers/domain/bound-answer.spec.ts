@@ -15,21 +15,33 @@ const results: Record<string, ToolResultLike> = {
   items: { content: [], structuredContent: { rows: Array.from({ length: 500 }, (_, i) => ({ i, s: 'é✓😀"\\\u0001' })) } },
   text: { content: [{ type: 'text', text: 'é✓😀"\\\n'.repeat(3000) }] },
   string: { content: [], structuredContent: { body: 'x"'.repeat(20_000) } },
-  image: { content: [{ type: 'image', data: 'A'.repeat(30_000), mimeType: 'image/png' }, { type: 'text', text: 'a picture' }] },
+  image: {
+    content: [
+      { type: 'image', data: 'A'.repeat(30_000), mimeType: 'image/png' },
+      { type: 'text', text: 'a picture' },
+    ],
+  },
   backendCursor: { content: [], structuredContent: { rows: Array.from({ length: 500 }, (_, i) => i), nextCursor: 'b2' } },
 };
 
 /** Bytes the answer takes on the wire: the whole result for the single call, the item's footprint in a batch. */
 function wireBytes(shapeName: string, bounded: Bounded): number {
-  assert.deepEqual(bounded.blockJsons, modelBlocks(bounded.value.result, bounded.value.server).map((b) => JSON.stringify(b)));
+  assert.deepEqual(
+    bounded.blockJsons,
+    modelBlocks(bounded.value.result, bounded.value.server).map((b) => JSON.stringify(b)),
+  );
   if (shapeName === 'single') return Buffer.byteLength(singleWire(bounded));
   return itemFootprint({ ...item, ...bounded.value }, bounded.json);
 }
 
-test('an answer comes with its envelope\'s JSON, and all it sends is within the budget', () => {
+test("an answer comes with its envelope's JSON, and all it sends is within the budget", () => {
   for (const [shapeName, shape] of Object.entries(shapes)) {
     for (const [resultName, result] of Object.entries(results)) {
-      for (const budget of [{ maxBytes: 4096, maxItems: 200 }, { maxBytes: 200_000, maxItems: 50 }, { maxBytes: 200_000, maxItems: 1000 }]) {
+      for (const budget of [
+        { maxBytes: 4096, maxItems: 200 },
+        { maxBytes: 200_000, maxItems: 50 },
+        { maxBytes: 200_000, maxItems: 1000 },
+      ]) {
         const base: ReadAnswer = { tool: 'read "it"', server: 'files', status: 'ok' };
         const bounded = boundAnswer({ base, result }, budget, shape, issuer);
         const what = `${shapeName} ${resultName} ${budget.maxBytes}/${budget.maxItems}`;
@@ -48,7 +60,7 @@ test('an answer comes with its envelope\'s JSON, and all it sends is within the 
   }
 });
 
-test('the single call\'s wire is its envelope block, the backend\'s blocks, and the envelope as structured content', () => {
+test("the single call's wire is its envelope block, the backend's blocks, and the envelope as structured content", () => {
   const base: ReadAnswer = { tool: 'read_text_file', server: 'files', status: 'ok' };
   const text = 'line "one"\nline two\n'.repeat(500);
   const bounded = boundAnswer({ base, result: { content: [], structuredContent: { content: text } } }, { maxBytes: 8192, maxItems: 200 }, SINGLE_SHAPE, issuer);
@@ -60,7 +72,7 @@ test('the single call\'s wire is its envelope block, the backend\'s blocks, and 
   assert.deepEqual(Object.keys(head), ['ok', 'tool', 'server', 'status', 'truncated', 'bounds', 'next_cursor', 'cursor_expires_in_seconds']);
   assert.equal(head.next_cursor, bounded.value.next_cursor);
   assert.equal(wire.content.length, 2);
-  assert.ok(text.startsWith(wire.content[1].text), 'the page is the file\'s text itself, unescaped');
+  assert.ok(text.startsWith(wire.content[1].text), "the page is the file's text itself, unescaped");
   assert.ok(wire.content[1].text.length > 1000);
 });
 

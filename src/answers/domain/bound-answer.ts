@@ -65,7 +65,8 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
   // Sized with a reserved cursor of CURSOR_RESERVE_CHARS ASCII characters: an empty one plus them.
   // The content side holds the same fields but the result once more (the envelope block): sized
   // with room for the widest cut's fields.
-  const frameBytes = utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes(base) + CUT_CONTENT_RESERVE_BYTES;
+  const frameBytes =
+    utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes(base) + CUT_CONTENT_RESERVE_BYTES;
   let measured: { candidate: ToolResultLike; json: string; blockJsons: string[]; size: number } | undefined;
   const sizeOf = (candidate: ToolResultLike): number => {
     const json = JSON.stringify(candidate);

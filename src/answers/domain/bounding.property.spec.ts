@@ -45,10 +45,7 @@ function pagesOf(r: ToolResultLike, budget: Budget, bound: number): BoundOutcome
 }
 
 test('array pages, then any JSON fallback, rebuild structuredContent exactly', () => {
-  const scArb = fc.record(
-    { items: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 60, size: 'max' }), total: fc.integer() },
-    { requiredKeys: ['items'] },
-  );
+  const scArb = fc.record({ items: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 60, size: 'max' }), total: fc.integer() }, { requiredKeys: ['items'] });
   fc.assert(
     fc.property(scArb, fc.boolean(), budgetArb, (sc, withCopy, budget) => {
       const json = JSON.stringify(sc);
@@ -68,7 +65,14 @@ test('array pages, then any JSON fallback, rebuild structuredContent exactly', (
       assert.deepEqual(elements, sc.items.slice(0, elements.length));
       if (text === '') assert.equal(elements.length, sc.items.length);
       else if (elements.length === 0) assert.equal(text, json);
-      else assert.equal(`{"items":[${sc.items.slice(0, elements.length).map((v) => JSON.stringify(v)).join(',')},${text}`, json);
+      else
+        assert.equal(
+          `{"items":[${sc.items
+            .slice(0, elements.length)
+            .map((v) => JSON.stringify(v))
+            .join(',')},${text}`,
+          json,
+        );
     }),
     RUNS,
   );

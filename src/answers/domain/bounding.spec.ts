@@ -62,7 +62,11 @@ test('the largest array is paged by element, wherever it sits, with the rest of 
     seen.push(...sc.data.rows);
   }
   assert.deepEqual(seen, rows);
-  assert.deepEqual(pages[0].next, { kind: 'array', path: ['data', 'rows'], index: (pages[0].result.structuredContent as { data: { rows: unknown[] } }).data.rows.length });
+  assert.deepEqual(pages[0].next, {
+    kind: 'array',
+    path: ['data', 'rows'],
+    index: (pages[0].result.structuredContent as { data: { rows: unknown[] } }).data.rows.length,
+  });
   assert.equal(pages[0].truncated, true);
   assert.equal(pages[0].reason, 'bytes');
   assert.equal(pages[0].resumable, true);
@@ -77,7 +81,10 @@ test('the item budget pages a small array and says so', () => {
     pages.map((p) => (p.result.structuredContent as { items: number[] }).items),
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]],
   );
-  assert.deepEqual(pages.map((p) => p.reason), ['items', 'items', 'items', undefined]);
+  assert.deepEqual(
+    pages.map((p) => p.reason),
+    ['items', 'items', 'items', undefined],
+  );
 });
 
 test('an array over the item limit is the one paged even when another is bigger', () => {
@@ -115,7 +122,10 @@ test('content is paged by whole blocks, then one long text by code units', () =>
     });
     continuing = p.next?.kind === 'content' && p.next.offset > 0;
   }
-  assert.deepEqual(rebuilt, blocks.map((b) => b.text));
+  assert.deepEqual(
+    rebuilt,
+    blocks.map((b) => b.text),
+  );
 });
 
 test('a cut never splits a surrogate pair, whatever the budget', () => {
@@ -147,7 +157,10 @@ test('a big element met while resuming continues as JSON text from that very ele
   const pages = follow({ content: [], structuredContent: sc }, { maxBytes: 700, maxItems: 5 });
   const elements = (pages[0].result.structuredContent as { items: string[] }).items;
   assert.deepEqual(elements, ['a', 'b']);
-  const json = pages.slice(1).map((p) => p.result.content[0].text).join('');
+  const json = pages
+    .slice(1)
+    .map((p) => p.result.content[0].text)
+    .join('');
   assert.equal('{"items":["a","b",' + json, JSON.stringify(sc));
 });
 

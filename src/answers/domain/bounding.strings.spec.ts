@@ -61,7 +61,7 @@ test('a string cut never splits a surrogate pair, whatever the budget', () => {
   const long = '😀'.repeat(300);
   for (let maxBytes = 346; maxBytes < 446; maxBytes++) {
     const { pages, rebuilt } = followString({ content: [], structuredContent: { content: long } }, { maxBytes, maxItems: 5 });
-    for (const p of pages) assert.equal(((p.result.structuredContent as { content: string }).content.length) % 2, 0, `budget ${maxBytes}`);
+    for (const p of pages) assert.equal((p.result.structuredContent as { content: string }).content.length % 2, 0, `budget ${maxBytes}`);
     assert.equal(rebuilt, long);
   }
 });
@@ -77,7 +77,7 @@ test('resuming from a mid position gives the rest of the string from that code u
   assert.deepEqual(out.next, { kind: 'string', path: ['content'], offset: 7_777 + piece.length });
   assert.deepEqual([out.truncated, out.reason], [true, 'bytes']);
   let rest = piece;
-  for (let next: Position | undefined = out.next; next !== undefined; ) {
+  for (let next: Position | undefined = out.next; next !== undefined;) {
     const page = boundResult(r, budget, next, envelope);
     assert.ok(envelope(page.result) <= budget.maxBytes);
     rest += (page.result.structuredContent as { content: string }).content;
@@ -160,7 +160,7 @@ test('a string page met by a smaller budget continues as JSON text from that ver
   // Now not even one code unit fits beside `head`: the rest comes as JSON text.
   assert.equal(boundResult(r, { maxBytes: 900, maxItems: 5 }, undefined, envelope).next?.kind, 'json');
   const pages: BoundOutcome[] = [];
-  for (let next: Position | undefined = first.next; next !== undefined; ) {
+  for (let next: Position | undefined = first.next; next !== undefined;) {
     const page = boundResult(r, { maxBytes: 900, maxItems: 5 }, next, envelope);
     assert.ok(envelope(page.result) <= 900);
     assert.equal(page.result.structuredContent, undefined);

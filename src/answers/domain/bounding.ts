@@ -112,12 +112,7 @@ export function hasBackendCursor(r: ToolResultLike): boolean {
  *   (no structuredContent, no content) comes back truncated, without `next`.
  * - Callers apply {@link dedupeResult} first, the same way on every page.
  */
-export function boundResult(
-  r: ToolResultLike,
-  budget: Budget,
-  from: Position | undefined,
-  measure: (candidate: ToolResultLike) => number,
-): BoundOutcome {
+export function boundResult(r: ToolResultLike, budget: Budget, from: Position | undefined, measure: (candidate: ToolResultLike) => number): BoundOutcome {
   const ctx: Ctx = {
     r,
     maxBytes: budget.maxBytes,
@@ -215,13 +210,7 @@ function arrayPage(ctx: Ctx, path: StructuredPath, index: number, cut: BoundReas
  * the string (a file's text stays text, where the JSON fallback would hand out escaped fragments).
  * `orElse` as for {@link arrayPage}.
  */
-function stringPage(
-  ctx: Ctx,
-  path: StructuredPath,
-  offset: number,
-  cut: BoundReason | undefined,
-  orElse?: () => BoundOutcome,
-): BoundOutcome {
+function stringPage(ctx: Ctx, path: StructuredPath, offset: number, cut: BoundReason | undefined, orElse?: () => BoundOutcome): BoundOutcome {
   const { r } = ctx;
   const sc = r.structuredContent;
   const text = isJsonObject(sc) ? stringAt(sc, path) : undefined;
@@ -238,7 +227,13 @@ function stringPage(
   if (longestOtherArray(sc, path) > ctx.maxItems) return fallback();
   // Every code unit costs at least one byte, which caps the probes at the budget.
   const units = Math.min(text.length - offset, ctx.maxBytes);
-  const n = largestFitting(ctx.maxBytes, units, (m) => ctx.measure(page(m)), unitAxis, (m) => isCutPoint(text, offset + m));
+  const n = largestFitting(
+    ctx.maxBytes,
+    units,
+    (m) => ctx.measure(page(m)),
+    unitAxis,
+    (m) => isCutPoint(text, offset + m),
+  );
   if (n === 0) return fallback();
   const next: Position | undefined = offset + n < text.length ? { kind: 'string', path: [...path], offset: offset + n } : undefined;
   return outcome(ctx, page(n), cut !== undefined || next !== undefined, next ? 'bytes' : cut, next);
@@ -277,7 +272,12 @@ function contentPage(ctx: Ctx, block: number, offset: number, cut: BoundReason |
   }
   const piece = (i: number): ContentBlock => (i === 0 ? first : blocks[b + i]);
   const count = plausibleCount(Math.min(ctx.maxItems, blocks.length - b), ctx.maxBytes, piece);
-  const k = largestFitting(ctx.maxBytes, count, (n) => ctx.measure(page(n)), prefixAxis((i) => jsonBytes(piece(i)) + 1));
+  const k = largestFitting(
+    ctx.maxBytes,
+    count,
+    (n) => ctx.measure(page(n)),
+    prefixAxis((i) => jsonBytes(piece(i)) + 1),
+  );
   if (k > 0) {
     const next: Position | undefined = b + k < blocks.length ? { kind: 'content', block: b + k, offset: 0 } : undefined;
     return outcome(ctx, page(k), cut !== undefined || next !== undefined, pageReason(ctx, k, next, cut), next);
@@ -293,7 +293,13 @@ function contentPage(ctx: Ctx, block: number, offset: number, cut: BoundReason |
   const textPage = (n: number): ToolResultLike => ({ ...r, content: [{ ...head, text: text.slice(o, o + n) }] });
   // Every code unit costs at least one byte, which caps the probes at the budget.
   const units = Math.min(text.length - o, ctx.maxBytes);
-  const n = largestFitting(ctx.maxBytes, units, (m) => ctx.measure(textPage(m)), unitAxis, (m) => isCutPoint(text, o + m));
+  const n = largestFitting(
+    ctx.maxBytes,
+    units,
+    (m) => ctx.measure(textPage(m)),
+    unitAxis,
+    (m) => isCutPoint(text, o + m),
+  );
   if (n === 0) return smallestPage(ctx);
   const next: Position | undefined = o + n < text.length ? { kind: 'content', block: b, offset: o + n } : after;
   return outcome(ctx, textPage(n), cut !== undefined || next !== undefined, 'bytes', next);
@@ -309,7 +315,13 @@ function jsonPage(ctx: Ctx, offset: number, cut: BoundReason | undefined): Bound
   });
   if (offset >= text.length) return outcome(ctx, page(0), cut !== undefined, cut);
   const max = Math.min(text.length - offset, ctx.maxBytes);
-  const n = largestFitting(ctx.maxBytes, max, (m) => ctx.measure(page(m)), unitAxis, (m) => isCutPoint(text, offset + m));
+  const n = largestFitting(
+    ctx.maxBytes,
+    max,
+    (m) => ctx.measure(page(m)),
+    unitAxis,
+    (m) => isCutPoint(text, offset + m),
+  );
   if (n === 0) return smallestPage(ctx);
   const next: Position | undefined = offset + n < text.length ? { kind: 'json', offset: offset + n } : undefined;
   return outcome(ctx, page(n), cut !== undefined || next !== undefined, next ? 'bytes' : cut, next);
@@ -369,4 +381,3 @@ function parseJson(text: string): unknown {
 function isTextBlock(b: ContentBlock): b is ContentBlock & { text: string } {
   return b.type === 'text' && typeof b.text === 'string';
 }
-

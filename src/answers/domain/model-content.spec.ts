@@ -64,8 +64,15 @@ test('data only in structuredContent is read as text: its only string as is, els
 });
 
 test('sizes are those of the serialization', () => {
-  const blocks = [{ type: 'text', text: 'é"\\\u0001😀' }, { type: 'image', data: 'AA', mimeType: 'image/png' }];
-  const json = resultJson(blocks.map((b) => JSON.stringify(b)), '{"ok":true}', false);
+  const blocks = [
+    { type: 'text', text: 'é"\\\u0001😀' },
+    { type: 'image', data: 'AA', mimeType: 'image/png' },
+  ];
+  const json = resultJson(
+    blocks.map((b) => JSON.stringify(b)),
+    '{"ok":true}',
+    false,
+  );
   assert.equal(json, JSON.stringify({ content: blocks, structuredContent: { ok: true }, isError: false }));
   // Each block adds its JSON and one comma; the first block's comma is the one spare byte.
   assert.equal(Buffer.byteLength(json), RESULT_FRAME_BYTES + blocksBytes(blocks) - 1 + Buffer.byteLength('{"ok":true}'));

@@ -69,7 +69,9 @@ function passOn(block: ContentBlock, server: string | null): ContentBlock {
       if (typeof b.uri === 'string') return textBlock(linkText(b, b.uri, server));
       break;
   }
-  return textBlock(`[a content block of type ${JSON.stringify(String(b.type).slice(0, 40))} from server ${serverName(server)} that this router cannot pass on]`);
+  return textBlock(
+    `[a content block of type ${JSON.stringify(String(b.type).slice(0, 40))} from server ${serverName(server)} that this router cannot pass on]`,
+  );
 }
 
 /**

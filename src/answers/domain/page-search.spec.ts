@@ -9,7 +9,15 @@ test('largestFitting finds the largest k whose cost fits, whatever the axis esti
       const cost = (k: number) => sizes.slice(0, k).reduce((a, b) => a + b, 0) + 10;
       let expected = 0;
       for (let k = 1; k <= sizes.length; k++) if (cost(k) <= limit) expected = k;
-      assert.equal(largestFitting(limit, sizes.length, cost, prefixAxis((i) => sizes[i])), expected);
+      assert.equal(
+        largestFitting(
+          limit,
+          sizes.length,
+          cost,
+          prefixAxis((i) => sizes[i]),
+        ),
+        expected,
+      );
       assert.equal(largestFitting(limit, sizes.length, cost, unitAxis), expected, 'a poor estimate costs probes, never the answer');
     }),
     { seed: 7, numRuns: 200 },
@@ -17,10 +25,40 @@ test('largestFitting finds the largest k whose cost fits, whatever the axis esti
 });
 
 test('largestFitting answers 0 when not even the smallest valid k fits, and skips invalid ks', () => {
-  assert.equal(largestFitting(5, 10, (k) => k * 10, unitAxis), 0);
-  assert.equal(largestFitting(1000, 10, (k) => k, unitAxis, () => false), 0);
-  assert.equal(largestFitting(1000, 10, (k) => k, unitAxis, (k) => k % 2 === 0), 10);
-  assert.equal(largestFitting(9, 10, (k) => k, unitAxis, (k) => k % 2 === 0), 8);
+  assert.equal(
+    largestFitting(5, 10, (k) => k * 10, unitAxis),
+    0,
+  );
+  assert.equal(
+    largestFitting(
+      1000,
+      10,
+      (k) => k,
+      unitAxis,
+      () => false,
+    ),
+    0,
+  );
+  assert.equal(
+    largestFitting(
+      1000,
+      10,
+      (k) => k,
+      unitAxis,
+      (k) => k % 2 === 0,
+    ),
+    10,
+  );
+  assert.equal(
+    largestFitting(
+      9,
+      10,
+      (k) => k,
+      unitAxis,
+      (k) => k % 2 === 0,
+    ),
+    8,
+  );
 });
 
 test('largestFitting probes few pages on a linear cost', () => {
@@ -71,9 +109,18 @@ test('minJsonBytes is a lower bound of the JSON size, and stops counting past it
 test('plausibleCount counts the leading pieces that could fit at all', () => {
   const pieces = ['aaaa', 'bbbb', 'cccc', 'dddd'];
   // Each string is at least 6 bytes and a comma: 7 per piece.
-  assert.equal(plausibleCount(pieces.length, 14, (i) => pieces[i]), 2);
-  assert.equal(plausibleCount(pieces.length, 1000, (i) => pieces[i]), 4);
-  assert.equal(plausibleCount(pieces.length, 3, (i) => pieces[i]), 0);
+  assert.equal(
+    plausibleCount(pieces.length, 14, (i) => pieces[i]),
+    2,
+  );
+  assert.equal(
+    plausibleCount(pieces.length, 1000, (i) => pieces[i]),
+    4,
+  );
+  assert.equal(
+    plausibleCount(pieces.length, 3, (i) => pieces[i]),
+    0,
+  );
 });
 
 test('jsonBytes counts UTF-8 bytes of the JSON, and undefined as null', () => {

@@ -50,13 +50,7 @@ export function prefixAxis(size: (i: number) => number): Axis {
  * 2 to 4 probes, each the size of a page rather than of the whole result) and falls back to
  * bisection, or doubling while no upper probe exists, when interpolation stops halving the range.
  */
-export function largestFitting(
-  limit: number,
-  max: number,
-  cost: (k: number) => number,
-  axis: Axis,
-  valid: (k: number) => boolean = () => true,
-): number {
+export function largestFitting(limit: number, max: number, cost: (k: number) => number, axis: Axis, valid: (k: number) => boolean = () => true): number {
   let first = 1;
   while (first <= max && !valid(first)) first += 1;
   if (first > max) return 0;
@@ -71,12 +65,7 @@ export function largestFitting(
     let k: number | undefined;
     if (stale < 2) {
       const wLo = axis.at(lo);
-      const scale =
-        hiCost !== undefined
-          ? (hiCost - loCost) / (axis.at(hi) - wLo)
-          : lo > first
-            ? (loCost - firstCost) / (wLo - axis.at(first))
-            : 1;
+      const scale = hiCost !== undefined ? (hiCost - loCost) / (axis.at(hi) - wLo) : lo > first ? (loCost - firstCost) / (wLo - axis.at(first)) : 1;
       if (scale > 0 && Number.isFinite(scale)) k = axis.inverse(wLo + (limit - loCost) / scale, lo + 1, hi - 1);
     }
     k ??= hiCost === undefined ? Math.min(hi - 1, lo * 2) : Math.floor((lo + hi) / 2);

@@ -18,7 +18,13 @@ test('the envelope puts `ok` first, true only for status ok', () => {
 test('a failure carries the router error shape, {code, message}, and is the whole text of an isError result', () => {
   const answer: ReadAnswer = { tool: 'x', server: null, status: 'error', error: 'rate limit: no token within 10 ms' };
   const failure = singleFailure(answer, 'rate_limited');
-  assert.deepEqual(failure.value, { ok: false, tool: 'x', server: null, status: 'error', error: { code: 'rate_limited', message: 'rate limit: no token within 10 ms' } });
+  assert.deepEqual(failure.value, {
+    ok: false,
+    tool: 'x',
+    server: null,
+    status: 'error',
+    error: { code: 'rate_limited', message: 'rate limit: no token within 10 ms' },
+  });
   assert.equal(failure.json, JSON.stringify(failure.value));
   const wire = JSON.parse(failureWire(failure)) as unknown;
   assert.deepEqual(wire, { content: [textBlock(failure.json)], structuredContent: failure.value, isError: true });
@@ -40,7 +46,10 @@ test('a bounded answer goes out as its head block (no result), then the result b
 test('singleWire reuses the JSON bounding measured', () => {
   const json = '{"ok":true,"tool":"t","server":"s","status":"ok","result":{"content":[]}}';
   const wire = singleWire({ value: { tool: 't', server: 's', status: 'ok', result: { content: [] } }, json, blockJsons: [] });
-  assert.equal(wire, `{"content":[${JSON.stringify(textBlock('{"ok":true,"tool":"t","server":"s","status":"ok"}'))}],"structuredContent":${json},"isError":false}`);
+  assert.equal(
+    wire,
+    `{"content":[${JSON.stringify(textBlock('{"ok":true,"tool":"t","server":"s","status":"ok"}'))}],"structuredContent":${json},"isError":false}`,
+  );
 });
 
 test('a cut answer carries a cursor only when cursors are issued (never for a write)', () => {

@@ -9,9 +9,7 @@ import type { ReadAnswer, Serialized } from './read-answer';
  * plus `ok`. A failure carries the router's error shape, `error: {code, message}`, where `code`
  * names the failure more finely than `status` (a timeout and a rate-limit wait are both `error`).
  */
-export type SingleAnswer =
-  | ({ ok: true } & ReadAnswer)
-  | ({ ok: false } & Omit<ReadAnswer, 'error'> & { error?: { code: RouterErrorCode; message: string } });
+export type SingleAnswer = ({ ok: true } & ReadAnswer) | ({ ok: false } & Omit<ReadAnswer, 'error'> & { error?: { code: RouterErrorCode; message: string } });
 
 /**
  * The envelope of a single call that has a result, as bounding measures it: `ok` before the

@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_PATH_DEPTH } from '../../cursor/domain/position';
-import {
-  arrayAt,
-  elementOffset,
-  findCuttable,
-  pickArray,
-  pickString,
-  replaceAt,
-  samePath,
-  serializesLarger,
-  stringAt,
-  stringOffset,
-} from './structured-paths';
+import { arrayAt, elementOffset, findCuttable, pickArray, pickString, replaceAt, samePath, serializesLarger, stringAt, stringOffset } from './structured-paths';
 
 test('findCuttable finds non-empty arrays and strings through objects only, never a backend pagination token', () => {
   const root = { rows: [1, 2], empty: [], nested: { text: 'hi', deeper: { list: ['a'] } }, inArray: [{ hidden: 'x' }], nextCursor: 'b2', n: 3 };

@@ -17,5 +17,6 @@ test("a jose error's reason comes from its code, and for claim failures from the
 test('an unreachable key set is told apart from a bad token; anything unknown is invalid_token', () => {
   assert.equal(reasonOfJoseError(joseError('ERR_JOSE_GENERIC')), 'key_set_unavailable');
   assert.equal(reasonOfJoseError(new TypeError('fetch failed')), 'key_set_unavailable');
-  for (const other of [new Error('x'), undefined, null, 'ERR_JWT_EXPIRED', { code: 'ERR_SOMETHING_NEW' }]) assert.equal(reasonOfJoseError(other), 'invalid_token');
+  for (const other of [new Error('x'), undefined, null, 'ERR_JWT_EXPIRED', { code: 'ERR_SOMETHING_NEW' }])
+    assert.equal(reasonOfJoseError(other), 'invalid_token');
 });

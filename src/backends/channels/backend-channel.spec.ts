@@ -81,7 +81,10 @@ for (const [transport, start] of Object.entries(TARGETS)) {
 
     test('lists every tool, and has a process id only over stdio', async () => {
       const tools = await channel.listTools(() => 5_000);
-      assert.ok(tools.some((t) => t.name === 'echo'), JSON.stringify(tools.map((t) => t.name)));
+      assert.ok(
+        tools.some((t) => t.name === 'echo'),
+        JSON.stringify(tools.map((t) => t.name)),
+      );
       assert.equal(channel.pid !== undefined, transport === 'stdio');
     });
 

@@ -148,7 +148,12 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
   private listen(): void {
     if (!this.session.open) return;
     const id = `listen${++this.listenSeq}`;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: this.address.envelope?.meta, notifications: { toolsListChanged: true } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { _meta: this.address.envelope?.meta, notifications: { toolsListChanged: true } },
+    });
     let graceful = false;
     let acknowledged = false;
     const req = this.calls.stream(body, this.address, 'subscriptions/listen', {

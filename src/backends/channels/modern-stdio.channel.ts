@@ -149,7 +149,8 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
 
   /** One round of a call: a request on the pipe within what is left of the call's deadline. */
   private callRound({ tool, arguments: args }: ChannelCall, deadline: number, requestState: string | undefined): Promise<RoundAnswer> {
-    const params = requestState === undefined ? { name: tool, arguments: args, _meta: this.meta } : { name: tool, arguments: args, requestState, _meta: this.meta };
+    const params =
+      requestState === undefined ? { name: tool, arguments: args, _meta: this.meta } : { name: tool, arguments: args, requestState, _meta: this.meta };
     return this.requests.request<RoundAnswer>('tools/call', params, Math.max(1, deadline - Date.now()), this.readRound);
   }
 

@@ -13,10 +13,16 @@ export const backendFailure = {
   notConnected: (backend: string) => new RouterError('backend_unavailable', `backend ${backend} is not connected`),
   /** 2026-07-28 multi round-trip (docs/backend-eras.md): the router declares no client capabilities. */
   inputRequested: (backend: string, methods: readonly string[]) =>
-    new RouterError('backend_failed', `backend ${backend} asked for input the router cannot give (${methods.join(', ')}); the router declares no elicitation, sampling or roots support`),
+    new RouterError(
+      'backend_failed',
+      `backend ${backend} asked for input the router cannot give (${methods.join(', ')}); the router declares no elicitation, sampling or roots support`,
+    ),
   roundsExhausted: (backend: string, rounds: number) => new RouterError('backend_failed', `backend ${backend} still asked for a retry after ${rounds} rounds`),
   timedOutBetweenRounds: (backend: string, timeoutMs: number, rounds: number) =>
-    new RouterError('backend_timeout', `backend ${backend} did not complete within ${timeoutMs} ms (it asked for a retry ${rounds} ${rounds === 1 ? 'time' : 'times'})`),
+    new RouterError(
+      'backend_timeout',
+      `backend ${backend} did not complete within ${timeoutMs} ms (it asked for a retry ${rounds} ${rounds === 1 ? 'time' : 'times'})`,
+    ),
 } as const;
 
 /**

@@ -55,12 +55,7 @@ export function backoffDelayMs(attempt: number, policy: BackoffPolicy = DEFAULT_
  * resets the doubling (a backend that dies once a day restarts at once); many exits in a short
  * window hold retries at the ceiling even when each connection briefly succeeded.
  */
-export function planRestart(
-  state: SupervisionState,
-  event: SupervisionEvent,
-  nowMs: number,
-  policy: BackoffPolicy = DEFAULT_BACKOFF,
-): RestartPlan {
+export function planRestart(state: SupervisionState, event: SupervisionEvent, nowMs: number, policy: BackoffPolicy = DEFAULT_BACKOFF): RestartPlan {
   const healthy = event.kind === 'lost' && nowMs - event.upSinceMs >= policy.healthyAfterMs;
   const attempt = (healthy ? 0 : state.attempt) + 1;
   const exitsMs = [...state.exitsMs.filter((t) => nowMs - t < policy.crashLoopWindowMs), nowMs];

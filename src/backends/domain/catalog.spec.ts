@@ -21,5 +21,8 @@ test('a name listed twice keeps its first entry', () => {
     { name: 'x', description: 'first', inputSchema: schema },
     { name: 'x', description: 'second', inputSchema: schema },
   ];
-  assert.deepEqual(toCatalogTools('b', tools).map((t) => t.description), ['first']);
+  assert.deepEqual(
+    toCatalogTools('b', tools).map((t) => t.description),
+    ['first'],
+  );
 });

@@ -27,11 +27,7 @@ export interface ListedTool {
  * tags) and capped, since they reach a model; names are never altered (they must resolve exactly),
  * so a tool whose name holds such characters is left out and reported through `onSkip`.
  */
-export function toCatalogTools(
-  backend: string,
-  tools: readonly ListedTool[],
-  onSkip: (reason: string) => void = () => undefined,
-): CatalogTool[] {
+export function toCatalogTools(backend: string, tools: readonly ListedTool[], onSkip: (reason: string) => void = () => undefined): CatalogTool[] {
   const seen = new Set<string>();
   const out: CatalogTool[] = [];
   for (const tool of tools) {

@@ -116,10 +116,16 @@ test('inputRequests fail the call at once, naming the methods', async () => {
 test('a deadline that would pass before the next round fails the call as a timeout of the whole call', async () => {
   const backend = scripted([busy('1'), busy('2'), done]);
   const o = rounds(400);
-  assert.deepEqual(await failure(callInRounds(backend.send, o)), ['backend_timeout', 'backend wx did not complete within 5000 ms (it asked for a retry 2 times)']);
+  assert.deepEqual(await failure(callInRounds(backend.send, o)), [
+    'backend_timeout',
+    'backend wx did not complete within 5000 ms (it asked for a retry 2 times)',
+  ]);
   assert.deepEqual(backend.sent, [undefined, '1']);
   const once = scripted([busy('1'), done]);
-  assert.deepEqual(await failure(callInRounds(once.send, rounds(100))), ['backend_timeout', 'backend wx did not complete within 5000 ms (it asked for a retry 1 time)']);
+  assert.deepEqual(await failure(callInRounds(once.send, rounds(100))), [
+    'backend_timeout',
+    'backend wx did not complete within 5000 ms (it asked for a retry 1 time)',
+  ]);
 });
 
 test("a round's own failure is the call's failure", async () => {

@@ -95,7 +95,10 @@ test('discovery: tool-change announcements are read only from capabilities.tools
 
 test('a JSON-RPC answer outside the hot path: its result, or its error code only, or malformed', () => {
   assert.deepEqual(readRpcResult({ jsonrpc: '2.0', id: 'c1', result: { a: 1 } }, 'wx'), { a: 1 });
-  assert.throws(() => readRpcResult({ jsonrpc: '2.0', id: 'c1', error: { code: -32603, message: 'secret' } }, 'wx'), /backend wx answered with JSON-RPC error -32603/);
+  assert.throws(
+    () => readRpcResult({ jsonrpc: '2.0', id: 'c1', error: { code: -32603, message: 'secret' } }, 'wx'),
+    /backend wx answered with JSON-RPC error -32603/,
+  );
   assert.throws(() => readRpcResult({ jsonrpc: '2.0', id: 'c1', error: 'nope' }, 'wx'), /backend wx sent a malformed result/);
   assert.throws(() => readRpcResult('text', 'wx'), /backend wx sent a malformed result/);
 });
@@ -112,10 +115,15 @@ test('re-list schedule: the TTL within bounds plus up to 10% jitter; TTL 0 relie
 test('listen stream: acknowledgment, tools change, graceful close; other subscriptions and kinds are ignored', () => {
   const meta = (id: unknown) => ({ 'io.modelcontextprotocol/subscriptionId': id });
   assert.deepEqual(
-    readListenEvent({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: meta('s1') } }, 's1'),
+    readListenEvent(
+      { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: meta('s1') } },
+      's1',
+    ),
     { kind: 'acknowledged', toolsListChanged: true },
   );
-  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s1') } }, 's1'), { kind: 'tools_changed' });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s1') } }, 's1'), {
+    kind: 'tools_changed',
+  });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s2') } }, 's1'), { kind: 'other' });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', id: 's1', result: { resultType: 'complete' } }, 's1'), { kind: 'closed' });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: {} }, 's1'), { kind: 'other' });
@@ -137,14 +145,30 @@ test('a modern listing is every page, as fresh as its stalest page; an error ans
     asked.push(params);
     return Promise.resolve(pages[(params.cursor as string | undefined) ?? 'first']);
   }, 'wx');
-  assert.deepEqual(listing, { tools: [{ name: 'a', inputSchema: schema }, { name: 'b', inputSchema: schema }], ttlMs: 5_000 });
+  assert.deepEqual(listing, {
+    tools: [
+      { name: 'a', inputSchema: schema },
+      { name: 'b', inputSchema: schema },
+    ],
+    ttlMs: 5_000,
+  });
   assert.deepEqual(asked, [{}, { cursor: 'c2' }]);
-  await assert.rejects(collectModernTools(() => Promise.resolve({ jsonrpc: '2.0', id: 'd1', error: { code: -32603, message: 'x' } }), 'wx'), /backend wx answered with JSON-RPC error -32603/);
-  await assert.rejects(collectModernTools(() => Promise.resolve({ jsonrpc: '2.0', id: 'd1', result: { tools: 'none' } }), 'wx'), /malformed tools\/list/);
+  await assert.rejects(
+    collectModernTools(() => Promise.resolve({ jsonrpc: '2.0', id: 'd1', error: { code: -32603, message: 'x' } }), 'wx'),
+    /backend wx answered with JSON-RPC error -32603/,
+  );
+  await assert.rejects(
+    collectModernTools(() => Promise.resolve({ jsonrpc: '2.0', id: 'd1', result: { tools: 'none' } }), 'wx'),
+    /malformed tools\/list/,
+  );
 });
 
 test('on stdio a subscription\'s messages are told apart by the subscription id in _meta (spec "Subscriptions")', () => {
-  const note = (sub: unknown) => ({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': sub } } });
+  const note = (sub: unknown) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: { 'io.modelcontextprotocol/subscriptionId': sub } },
+  });
   const belongs = (message: unknown) => {
     const read = readListenMessage(message);
     return read !== undefined && belongsToSubscription(read, 'listen1');
@@ -158,7 +182,10 @@ test('on stdio a subscription\'s messages are told apart by the subscription id 
 });
 
 test('a 2026-only server refusing initialize is named as such; other errors are not', () => {
-  assert.match(initializeRefusal(-32022, { supported: ['2026-07-28'], requested: '2025-11-25' }) ?? '', /speaks only MCP 2026-07-28 .*lists 2026-07-28.*set era: auto or modern/);
+  assert.match(
+    initializeRefusal(-32022, { supported: ['2026-07-28'], requested: '2025-11-25' }) ?? '',
+    /speaks only MCP 2026-07-28 .*lists 2026-07-28.*set era: auto or modern/,
+  );
   assert.equal(initializeRefusal(-32022, { supported: ['2025-06-18'] }), undefined);
   assert.equal(initializeRefusal(-32601, undefined), undefined);
 });

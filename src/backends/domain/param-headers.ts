@@ -35,7 +35,8 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeader[] | { invalid:
         reachable.add(property);
         const name = property['x-mcp-header'];
         if (typeof name !== 'string' || !TOKEN.test(name)) problems.push(`x-mcp-header of ${at.join('.')} is not a header name`);
-        else if (typeof property.type !== 'string' || !HEADER_TYPES.has(property.type)) problems.push(`x-mcp-header on ${at.join('.')}, which is not a string, integer or boolean`);
+        else if (typeof property.type !== 'string' || !HEADER_TYPES.has(property.type))
+          problems.push(`x-mcp-header on ${at.join('.')}, which is not a string, integer or boolean`);
         else if (found.some((h) => h.header.toLowerCase() === name.toLowerCase())) problems.push(`x-mcp-header ${name} is used twice`);
         else found.push({ header: name, path: at });
       }

@@ -65,7 +65,16 @@ test('a JSON answer is the result; the backend gets its configured headers and t
   assert.equal(headers.authorization, 'Bearer backend-token');
   assert.equal(headers['mcp-session-id'], 'session-1');
   assert.equal(headers['mcp-protocol-version'], '2025-06-18');
-  assert.deepEqual(Object.keys(headers).sort(), ['accept', 'authorization', 'connection', 'content-length', 'content-type', 'host', 'mcp-protocol-version', 'mcp-session-id']);
+  assert.deepEqual(Object.keys(headers).sort(), [
+    'accept',
+    'authorization',
+    'connection',
+    'content-length',
+    'content-type',
+    'host',
+    'mcp-protocol-version',
+    'mcp-session-id',
+  ]);
   calls.close();
 });
 
@@ -104,7 +113,10 @@ test('a call past its deadline answers backend_timeout, its request is closed, a
   respond = () => undefined; // never answers
   const calls = client();
   // The server never answers: backend_timeout naming the deadline is the deadline's doing.
-  await assert.rejects(calls.callTool(SESSION, 'slow', {}, 200), (err) => err instanceof RouterError && err.code === 'backend_timeout' && /200 ms/.test(err.message));
+  await assert.rejects(
+    calls.callTool(SESSION, 'slow', {}, 200),
+    (err) => err instanceof RouterError && err.code === 'backend_timeout' && /200 ms/.test(err.message),
+  );
   await waitFor(() => closedRequests >= 1 && received.length >= 2, 60_000, 'the request closed and the cancellation received');
   assert.ok(closedRequests >= 1, 'the hung request was closed');
   const cancelled = received.find((r) => r.message.method === 'notifications/cancelled');
@@ -129,16 +141,25 @@ test('a call given up at its deadline on a reused pooled socket is never sent ag
 test("a JSON-RPC error answers backend_failed with its code and never the backend's message", async () => {
   respond = (m, res) => json(res, { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'bad path /secret/canary' } });
   const calls = client();
-  await assert.rejects(calls.callTool(SESSION, 'read', {}, 1000), (err) => err instanceof RouterError && err.code === 'backend_failed' && /-32602/.test(err.message) && !/canary/.test(err.message));
+  await assert.rejects(
+    calls.callTool(SESSION, 'read', {}, 1000),
+    (err) => err instanceof RouterError && err.code === 'backend_failed' && /-32602/.test(err.message) && !/canary/.test(err.message),
+  );
   calls.close();
 });
 
 test('malformed answers, statuses and redirects fail the call; a lost session and a refused connection say the backend is gone', async () => {
   const calls = client();
   const cases: Array<[Responder, (err: unknown) => boolean]> = [
-    [(_m, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":'), (e) => e instanceof RouterError && /malformed/.test(e.message)],
+    [
+      (_m, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":'),
+      (e) => e instanceof RouterError && /malformed/.test(e.message),
+    ],
     [(m, res) => json(res, { jsonrpc: '2.0', id: m.id, result: { content: 'no' } }), (e) => e instanceof RouterError && /malformed/.test(e.message)],
-    [(_m, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing\n\n'), (e) => e instanceof RouterError && /without a result/.test(e.message)],
+    [
+      (_m, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing\n\n'),
+      (e) => e instanceof RouterError && /without a result/.test(e.message),
+    ],
     [(_m, res) => res.writeHead(500).end('oops'), (e) => e instanceof RouterError && /HTTP 500/.test(e.message)],
     [(_m, res) => res.writeHead(307, { location: 'http://example.com/' }).end(), (e) => e instanceof RouterError && /redirect/.test(e.message)],
     [(_m, res) => res.writeHead(404).end(), (e) => e instanceof ConnectionLostError],
@@ -226,12 +247,18 @@ test('2026-07-28: a call past its deadline is cancelled by closing its request, 
   await assert.rejects(calls.callTool(MODERN, 'slow', {}, 200), (err) => err instanceof RouterError && err.code === 'backend_timeout');
   await waitFor(() => closedRequests >= 1, 60_000, 'the request closed');
   assert.ok(closedRequests >= 1, 'the hung request was closed');
-  assert.deepEqual(received.map((r) => r.message.method), ['tools/call']);
+  assert.deepEqual(
+    received.map((r) => r.message.method),
+    ['tools/call'],
+  );
   calls.close();
 });
 
 test('request(): a 4xx JSON body is an answer for the caller to judge; a body that is not JSON is undefined', async () => {
-  respond = (m, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32022, message: 'x', data: { supported: ['2026-07-28'] } } }));
+  respond = (m, res) =>
+    res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32022, message: 'x', data: { supported: ['2026-07-28'] } } }));
   const calls = client();
   const answer = await calls.request(MODERN, 'server/discover', {}, 1000);
   assert.equal(answer.status, 400);

@@ -149,7 +149,12 @@ export class HttpCallClient {
   private readonly readLegacyCall = (message: unknown, id: string, final: boolean) => this.readCall(message, id, final, outcomeOf);
   private readonly readRound = (message: unknown, id: string, final: boolean) => this.readCall(message, id, final, modernOutcomeOf);
 
-  private readCall<T>(message: unknown, id: string, final: boolean, outcome: (answer: CallAnswer, backend: string) => T | RouterError): T | RouterError | undefined {
+  private readCall<T>(
+    message: unknown,
+    id: string,
+    final: boolean,
+    outcome: (answer: CallAnswer, backend: string) => T | RouterError,
+  ): T | RouterError | undefined {
     const answer = message === UNREADABLE ? MALFORMED : readCallAnswer(message, id);
     // In an event stream, other messages are skipped; a JSON body is the one answer, whatever it holds.
     if (!final && (answer.kind === 'other' || message === UNREADABLE)) return undefined;

@@ -55,12 +55,19 @@ test('discovery of a modern server connects, and opens the subscription it annou
 });
 
 test('connect fails with the one message of each verdict that is not modern', async () => {
-  const legacy = new ModernSession('wx', wire({ requests: [{ status: 400, message: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Server not initialized' } } }] }).fake, events());
+  const legacy = new ModernSession(
+    'wx',
+    wire({ requests: [{ status: 400, message: { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Server not initialized' } } }] }).fake,
+    events(),
+  );
   assert.throws(() => legacy.accept({ era: 'legacy' }), { message: MODERN_FAILURES.answeredAsLegacy });
   assert.deepEqual(await legacy.discover(1_000), { era: 'legacy' });
   assert.throws(() => legacy.accept({ era: 'none', reason: 'backend lists 2027-01-01' }), { message: 'backend lists 2027-01-01' });
   assert.equal(MODERN_FAILURES.answeredAsLegacy, 'backend does not speak MCP 2026-07-28 (it answered discovery as a 2025 server); set era: auto or legacy');
-  assert.equal(MODERN_FAILURES.silentOnDiscovery(15_000), 'backend does not speak MCP 2026-07-28 (no answer to server/discover within 15000 ms); set era: auto or legacy');
+  assert.equal(
+    MODERN_FAILURES.silentOnDiscovery(15_000),
+    'backend does not speak MCP 2026-07-28 (no answer to server/discover within 15000 ms); set era: auto or legacy',
+  );
 });
 
 test('ping is a discovery that must still answer as a 2026-07-28 server', async () => {
@@ -88,18 +95,30 @@ test('a closed session sends nothing more and reports nothing', async () => {
   const { fake, seen } = wire({ rounds: [{ content: [] }] });
   const session = new ModernSession('wx', fake, events());
   session.close();
-  await assert.rejects(session.call(CALL), (err) => err instanceof RouterError && err.code === 'backend_unavailable' && err.message === 'backend wx is not connected');
+  await assert.rejects(
+    session.call(CALL),
+    (err) => err instanceof RouterError && err.code === 'backend_unavailable' && err.message === 'backend wx is not connected',
+  );
   assert.deepEqual(seen.rounds, []);
   assert.deepEqual(seen.reported, []);
 });
 
 test('a listing reads every page; a failed page is reported; listing again is asked only while the session is open', async () => {
-  const page = { status: 200, message: { jsonrpc: '2.0', id: 'c2', result: { tools: [{ name: 'forecast', inputSchema: { type: 'object' } }], ttlMs: 60_000 } } };
+  const page = {
+    status: 200,
+    message: { jsonrpc: '2.0', id: 'c2', result: { tools: [{ name: 'forecast', inputSchema: { type: 'object' } }], ttlMs: 60_000 } },
+  };
   const recorded = events();
   const { fake, seen } = wire({ requests: [page] });
   const session = new ModernSession('wx', fake, recorded);
-  assert.deepEqual((await session.listTools(() => 1_000)).map((t) => t.name), ['forecast']);
-  await assert.rejects(session.listTools(() => 1_000), /no more answers/);
+  assert.deepEqual(
+    (await session.listTools(() => 1_000)).map((t) => t.name),
+    ['forecast'],
+  );
+  await assert.rejects(
+    session.listTools(() => 1_000),
+    /no more answers/,
+  );
   assert.equal(seen.reported.length, 1);
   session.listAgain();
   session.end();

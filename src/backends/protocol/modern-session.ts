@@ -10,7 +10,8 @@ import { RelistTimer } from './relist-timer';
 /** What a 2026-07-28 backend's connect and liveness failures say, the same over every transport. */
 export const MODERN_FAILURES = {
   answeredAsLegacy: 'backend does not speak MCP 2026-07-28 (it answered discovery as a 2025 server); set era: auto or legacy',
-  silentOnDiscovery: (timeoutMs: number) => `backend does not speak MCP 2026-07-28 (no answer to server/discover within ${timeoutMs} ms); set era: auto or legacy`,
+  silentOnDiscovery: (timeoutMs: number) =>
+    `backend does not speak MCP 2026-07-28 (no answer to server/discover within ${timeoutMs} ms); set era: auto or legacy`,
   discoveryLost: 'backend no longer answers discovery as a 2026-07-28 server',
 } as const;
 

@@ -57,7 +57,10 @@ test("the router's requests get their own answers beside the SDK client's; an ov
 
 test('a request past its deadline rejects with the timeout code; one in flight when the child dies, at once', async () => {
   const { requests, transport } = await connect();
-  await assert.rejects(requests.request('tools/call', { name: 'sleep', arguments: { ms: 2000 } }, 100, raw), (err: unknown) => err instanceof McpError && mcpErrorCode(err) === ErrorCode.RequestTimeout);
+  await assert.rejects(
+    requests.request('tools/call', { name: 'sleep', arguments: { ms: 2000 } }, 100, raw),
+    (err: unknown) => err instanceof McpError && mcpErrorCode(err) === ErrorCode.RequestTimeout,
+  );
   // ConnectionClosed, not RequestTimeout ten minutes on: the call failed when the child died.
   const inFlight = requests.request('tools/call', { name: 'sleep', arguments: { ms: 600_000 } }, 600_000, raw);
   await sleep(50);

@@ -27,7 +27,10 @@ export class StdioRequests {
   private readonly tracker = new RequestTracker({
     idPrefix: 'd',
     timedOut: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
-    cancel: (id) => void this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'deadline passed' } }).catch(() => undefined),
+    cancel: (id) =>
+      void this.transport
+        .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'deadline passed' } })
+        .catch(() => undefined),
   });
   /**
    * Ids of requests sent through `send` (the SDK client's, a subscription's) still waiting for an

@@ -231,7 +231,8 @@ export class HttpClientTransport {
   private refusal(res: IncomingMessage, session: HttpSessionInfo, errorStatusAnswers: boolean): Error | undefined {
     const { backend, maxResponseBytes } = this.options;
     const status = res.statusCode ?? 0;
-    if (status >= 300 && status < 400) return new RouterError('backend_failed', `backend ${backend} answered a redirect (${status}); redirects are not followed`);
+    if (status >= 300 && status < 400)
+      return new RouterError('backend_failed', `backend ${backend} answered a redirect (${status}); redirects are not followed`);
     // Spec "Session Management": 404 to a request with a session id means the session is gone.
     if (status === 404 && session.sessionId !== undefined) return new ConnectionLostError(`backend ${backend} no longer knows the session (HTTP 404)`);
     const answers = (status >= 200 && status < 300) || (errorStatusAnswers && status >= 400 && status < 500);

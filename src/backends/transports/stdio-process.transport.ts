@@ -104,11 +104,7 @@ export class StdioProcessTransport {
   /** How the child ended and the last thing it said on stderr, for logs and health detail. */
   describeExit(): string {
     if (this.spawnError) return `cannot run command ${JSON.stringify(this.options.command)}: ${spawnErrorText(this.spawnError)}`;
-    const how = !this.exit
-      ? 'process is gone'
-      : this.exit.signal
-        ? `process killed by ${this.exit.signal}`
-        : `process exited with code ${this.exit.code}`;
+    const how = !this.exit ? 'process is gone' : this.exit.signal ? `process killed by ${this.exit.signal}` : `process exited with code ${this.exit.code}`;
     return this.lastStderr ? `${how}; stderr: ${this.lastStderr}` : how;
   }
 
@@ -214,7 +210,11 @@ export class StdioProcessTransport {
   /** Fails exactly the call the over-long line answered; every other call goes on. */
   private handleOversized(bytes: number, head: string, tail: string): void {
     const id = responseIdOf(head, tail);
-    const error: OversizedAnswer = { code: RESPONSE_TOO_LARGE_CODE, message: 'Response too large', data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes } };
+    const error: OversizedAnswer = {
+      code: RESPONSE_TOO_LARGE_CODE,
+      message: 'Response too large',
+      data: { reason: 'response_too_large', bytes, limitBytes: this.maxLineBytes },
+    };
     // Unattributable (no id, or none waits for it): the call it answered runs into its timeout.
     const failed = id !== undefined && (this.onoversized?.(id, error) ?? false);
     this.logger.warn({ msg: 'dropped over-long stdout line', backend: this.options.name, bytes, limitBytes: this.maxLineBytes, failedRequest: failed });

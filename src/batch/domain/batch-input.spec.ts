@@ -26,11 +26,17 @@ test('explicit duplicates are refused and the message echoes no value', () => {
   assert.ok(!JSON.stringify(check).includes('secret-id'));
 });
 
-test('a malformed id is that entry\'s problem, answered under its index', () => {
+test("a malformed id is that entry's problem, answered under its index", () => {
   const check = checkBatch({ calls: [call({ id: 'x'.repeat(101) }), call({ id: 7 }), call({ id: 'bell\u0007' }), call({ id: '' }), call({ id: 'ok ✓' })] });
   assert.ok(check.ok);
-  assert.deepEqual(check.entries.map((e) => e.id), ['0', '1', '2', '3', 'ok ✓']);
-  assert.deepEqual(check.entries.map((e) => e.idError !== undefined), [true, true, true, true, false]);
+  assert.deepEqual(
+    check.entries.map((e) => e.id),
+    ['0', '1', '2', '3', 'ok ✓'],
+  );
+  assert.deepEqual(
+    check.entries.map((e) => e.idError !== undefined),
+    [true, true, true, true, false],
+  );
   assert.equal(check.entries[4].call && (check.entries[4].call as Record<string, unknown>).id, undefined, 'the id is not passed on as a call field');
 });
 
@@ -42,5 +48,8 @@ test('a malformed id whose index collides with an explicit id is a duplicate', (
 test('entries that are not objects still get an entry (judged later as invalid_call)', () => {
   const check = checkBatch({ calls: ['read_text_file', null, 3] });
   assert.ok(check.ok);
-  assert.deepEqual(check.entries.map((e) => e.id), ['0', '1', '2']);
+  assert.deepEqual(
+    check.entries.map((e) => e.id),
+    ['0', '1', '2'],
+  );
 });

@@ -38,7 +38,14 @@ test('shutting down and rate limits are errors with their own codes', () => {
 });
 
 test("a tool's error result is read from its text blocks", () => {
-  const result = { isError: true, content: [{ type: 'text', text: 'no such file' }, { type: 'image', data: 'AA==' }, { type: 'text', text: 'really' }] };
+  const result = {
+    isError: true,
+    content: [
+      { type: 'text', text: 'no such file' },
+      { type: 'image', data: 'AA==' },
+      { type: 'text', text: 'really' },
+    ],
+  };
   assert.deepEqual(pair(toolErrorOf(result)), ['backend_failed', 'backend error: no such file\nreally']);
   assert.deepEqual(pair(toolErrorOf({ isError: true, content: [] })), ['backend_failed', 'backend error: the tool reported an error']);
 });

@@ -5,7 +5,11 @@ import { checkWriteCall, confirmationRefusal, needsConfirmation } from './write-
 
 test('a write call takes name, server, arguments and confirm, and nothing else', () => {
   assert.deepEqual(checkWriteCall({ name: 'write_file', arguments: { path: 'a' } }), { ok: true, call: { name: 'write_file', arguments: { path: 'a' } } });
-  assert.deepEqual(checkWriteCall({ name: 'write_file', server: 'files', confirm: 'tok' }), { ok: true, call: { name: 'write_file', server: 'files', arguments: {} }, confirm: 'tok' });
+  assert.deepEqual(checkWriteCall({ name: 'write_file', server: 'files', confirm: 'tok' }), {
+    ok: true,
+    call: { name: 'write_file', server: 'files', arguments: {} },
+    confirm: 'tok',
+  });
   assert.deepEqual(checkWriteCall({ name: 'write_file', cursor: 'c' }), { ok: false, message: 'unknown field(s); allowed: name, server, arguments, confirm' });
 });
 

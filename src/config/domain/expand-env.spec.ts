@@ -3,10 +3,7 @@ import { test } from 'node:test';
 import { expandEnv } from './expand-env';
 
 test('expands variables in nested strings, leaving keys and non-strings alone', () => {
-  const { value, missing } = expandEnv(
-    { a: { headers: { Authorization: 'Bearer ${TOKEN}' } }, n: 3, list: ['${TOKEN}', true] },
-    { TOKEN: 's3cret' },
-  );
+  const { value, missing } = expandEnv({ a: { headers: { Authorization: 'Bearer ${TOKEN}' } }, n: 3, list: ['${TOKEN}', true] }, { TOKEN: 's3cret' });
   assert.deepEqual(value, { a: { headers: { Authorization: 'Bearer s3cret' } }, n: 3, list: ['s3cret', true] });
   assert.deepEqual(missing, []);
 });

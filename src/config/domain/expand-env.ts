@@ -11,10 +11,7 @@ const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * stay out of the file (architecture §3). `$${` escapes a literal `${`. Keys are not expanded: they are
  * names, not values. Returns the expanded copy and every unresolved variable with its field path.
  */
-export function expandEnv(
-  value: unknown,
-  env: Readonly<Record<string, string | undefined>>,
-): { value: unknown; missing: MissingVariable[] } {
+export function expandEnv(value: unknown, env: Readonly<Record<string, string | undefined>>): { value: unknown; missing: MissingVariable[] } {
   const missing: MissingVariable[] = [];
   const walk = (node: unknown, path: string): unknown => {
     if (typeof node === 'string') return expandString(node, env, (variable) => missing.push({ path, variable }));
@@ -29,11 +26,7 @@ export function expandEnv(
   return { value: walk(value, ''), missing };
 }
 
-function expandString(
-  text: string,
-  env: Readonly<Record<string, string | undefined>>,
-  onMissing: (variable: string) => void,
-): string {
+function expandString(text: string, env: Readonly<Record<string, string | undefined>>, onMissing: (variable: string) => void): string {
   const parts = text.split('$${');
   return parts
     .map((part) =>

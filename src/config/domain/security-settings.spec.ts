@@ -42,7 +42,8 @@ test('mode none is refused off loopback, naming auth.mode, unless allowInsecure'
 });
 
 test('apiKeys: hashes normalized to lower case, groups default to none, several keys per principal', () => {
-  const config = load(`
+  const config = load(
+    `
 auth:
   mode: apiKeys
   apiKeys:
@@ -50,7 +51,9 @@ auth:
     - { principal: alice, sha256: "${'b'.repeat(64)}" }
 access:
   - { groups: [readers], allow: ["files:*"] }
-`, OFF_LOOPBACK);
+`,
+    OFF_LOOPBACK,
+  );
   assert.deepEqual(config.auth, {
     mode: 'apiKeys',
     allowInsecure: false,
@@ -73,7 +76,13 @@ auth:
 access: []
 `);
   const text = problems.join('\n');
-  for (const field of ['auth.apiKeys.0.principal', 'auth.apiKeys.0.sha256', 'auth.apiKeys.1.groups', 'auth.apiKeys.1.key', 'auth.apiKeys.2.sha256: the same key hash']) {
+  for (const field of [
+    'auth.apiKeys.0.principal',
+    'auth.apiKeys.0.sha256',
+    'auth.apiKeys.1.groups',
+    'auth.apiKeys.1.key',
+    'auth.apiKeys.2.sha256: the same key hash',
+  ]) {
     assert.ok(text.includes(field), `${field} in:\n${text}`);
   }
   assert.match(problemsOf('auth: { mode: apiKeys }\naccess: []\n').join('\n'), /auth\.apiKeys: auth\.mode apiKeys needs at least one key/);
@@ -109,26 +118,40 @@ auth:
 access: []
 `);
   const text = problems.join('\n');
-  for (const field of ['auth.jwt.issuer', 'auth.jwt.algorithms: each algorithm must be one of', 'auth.jwt.clockToleranceSeconds', 'auth.jwt.jwksUri: must be an https URL']) {
+  for (const field of [
+    'auth.jwt.issuer',
+    'auth.jwt.algorithms: each algorithm must be one of',
+    'auth.jwt.clockToleranceSeconds',
+    'auth.jwt.jwksUri: must be an https URL',
+  ]) {
     assert.ok(text.includes(field), `${field} in:\n${text}`);
   }
   assert.match(problemsOf('auth: { mode: jwt }\naccess: []\n').join('\n'), /auth\.jwt: auth\.mode jwt needs/);
-  assert.match(problemsOf('auth: { mode: jwt, jwt: { issuer: "https://i/", audience: "https://a/", jwksUri: "https://i/k", algorithms: [] } }\naccess: []\n').join('\n'), /auth\.jwt\.algorithms/);
+  assert.match(
+    problemsOf('auth: { mode: jwt, jwt: { issuer: "https://i/", audience: "https://a/", jwksUri: "https://i/k", algorithms: [] } }\naccess: []\n').join('\n'),
+    /auth\.jwt\.algorithms/,
+  );
   // A local identity provider may serve its keys over http (development, tests).
-  const local = load('auth: { mode: jwt, jwt: { issuer: "http://127.0.0.1:9/", audience: "http://127.0.0.1:8010/mcp", jwksUri: "http://127.0.0.1:9/jwks" } }\naccess: []\n');
+  const local = load(
+    'auth: { mode: jwt, jwt: { issuer: "http://127.0.0.1:9/", audience: "http://127.0.0.1:8010/mcp", jwksUri: "http://127.0.0.1:9/jwks" } }\naccess: []\n',
+  );
   assert.equal(local.auth?.mode, 'jwt');
 });
 
 test('the auth block needs a known mode, and a block for another mode is a mistake', () => {
   assert.match(problemsOf('auth: { mode: oauth }\n').join('\n'), /auth\.mode: mode must be one of/);
   assert.match(problemsOf('auth: { allowInsecure: true }\n').join('\n'), /auth\.mode/);
-  const text = problemsOf(`auth: { mode: apiKeys, apiKeys: [{ principal: a, sha256: "${HASH}" }], jwt: { issuer: "https://i/", audience: "https://a/", jwksUri: "https://i/k" } }\naccess: []\n`).join('\n');
+  const text = problemsOf(
+    `auth: { mode: apiKeys, apiKeys: [{ principal: a, sha256: "${HASH}" }], jwt: { issuer: "https://i/", audience: "https://a/", jwksUri: "https://i/k" } }\naccess: []\n`,
+  ).join('\n');
   assert.match(text, /auth\.jwt: only used with auth\.mode jwt/);
 });
 
 test('access: with auth on, a missing block is a boot error; rules need groups, allow may be empty', () => {
   assert.match(problemsOf(`auth: { mode: apiKeys, apiKeys: [{ principal: a, sha256: "${HASH}" }] }\n`).join('\n'), /^access: with auth\.mode apiKeys/m);
-  const text = problemsOf('access:\n  - { groups: [], allow: ["*"] }\n  - { groups: [a], allow: "files:*" }\n  - { groups: [a], allow: [""], extra: 1 }\n').join('\n');
+  const text = problemsOf(
+    'access:\n  - { groups: [], allow: ["*"] }\n  - { groups: [a], allow: "files:*" }\n  - { groups: [a], allow: [""], extra: 1 }\n',
+  ).join('\n');
   for (const field of ['access.0.groups', 'access.1.allow', 'access.2.allow', 'access.2.extra']) assert.ok(text.includes(field), `${field} in:\n${text}`);
   assert.deepEqual(load('access:\n  - { groups: [interns], allow: [] }\n').access, { rules: [{ groups: ['interns'], allow: [] }] });
 });
@@ -151,7 +174,9 @@ test('CENTRALMCP_ROUTER_METRICS_PORT: optional, in range, not the main port', ()
 
 test('writes: off by default; enabled with its globs; access rules may carry write globs', () => {
   assert.deepEqual(load('').writes, { enabled: false, allow: [], deny: [] });
-  const config = load('writes: { enabled: true, allow: ["files:*"], deny: ["files:move_file"] }\naccess:\n  - { groups: [editors], allow: ["*"], write: ["files:*"] }\n');
+  const config = load(
+    'writes: { enabled: true, allow: ["files:*"], deny: ["files:move_file"] }\naccess:\n  - { groups: [editors], allow: ["*"], write: ["files:*"] }\n',
+  );
   assert.deepEqual(config.writes, { enabled: true, allow: ['files:*'], deny: ['files:move_file'] });
   assert.deepEqual(config.access, { rules: [{ groups: ['editors'], allow: ['*'], write: ['files:*'] }] });
   const problems = problemsOf('writes: { enabled: "yes", allow: "files:*", extra: 1 }\naccess:\n  - { groups: [a], allow: [], write: [""] }\n').join('\n');

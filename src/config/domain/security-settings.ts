@@ -97,7 +97,13 @@ function buildAccess(rules: AccessRuleDto[] | undefined, mode: AuthConfig['mode'
     return {};
   }
   if (!Array.isArray(rules)) return {};
-  return { rules: rules.map((r) => ({ groups: Array.isArray(r?.groups) ? [...r.groups] : [], allow: Array.isArray(r?.allow) ? [...r.allow] : [], ...(Array.isArray(r?.write) ? { write: [...r.write] } : {}) })) };
+  return {
+    rules: rules.map((r) => ({
+      groups: Array.isArray(r?.groups) ? [...r.groups] : [],
+      allow: Array.isArray(r?.allow) ? [...r.allow] : [],
+      ...(Array.isArray(r?.write) ? { write: [...r.write] } : {}),
+    })),
+  };
 }
 
 function buildAudit(dto: AuditDto | undefined, configDir: string, problems: string[]): AuditConfig {

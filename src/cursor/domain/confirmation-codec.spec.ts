@@ -20,7 +20,10 @@ test('a confirmation verifies for its own call only, until it expires', () => {
 });
 
 test('a cursor signed with the same key is never a confirmation', () => {
-  const cursor = encodeCursor({ backend: 'files', tool: 'write_file', argsDigest: binding.argsDigest, principal: 'alice', position: { kind: 'json', offset: 0 }, expiresAt: 1000 }, key);
+  const cursor = encodeCursor(
+    { backend: 'files', tool: 'write_file', argsDigest: binding.argsDigest, principal: 'alice', position: { kind: 'json', offset: 0 }, expiresAt: 1000 },
+    key,
+  );
   assert.deepEqual(checkConfirmation(cursor, key, 10, binding), { ok: false, reason: 'malformed' });
 });
 

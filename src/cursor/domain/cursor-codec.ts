@@ -38,11 +38,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const PAYLOAD_KEYS = new Set(['v', 'b', 't', 'd', 'p', 'e', 'o']);
 
 // Compact on purpose: the token travels back and forth through a model's context.
-type WirePosition =
-  | ['a', (string | number)[], number]
-  | ['s', (string | number)[], number]
-  | ['c', number, number]
-  | ['j', number];
+type WirePosition = ['a', (string | number)[], number] | ['s', (string | number)[], number] | ['c', number, number] | ['j', number];
 
 /**
  * `base64url(JSON payload) + '.' + base64url(HMAC-SHA256(key, first part))`.
@@ -71,11 +67,7 @@ export function encodeCursor(claims: CursorClaims, key: Buffer): string {
  * Reads and verifies a cursor. Never throws: anything that is not a cursor of this shape is
  * `malformed`, a wrong MAC `bad_signature`, a past `expiresAt` (at or before `nowSeconds`) `expired`.
  */
-export function decodeCursor(
-  token: string,
-  key: Buffer,
-  nowSeconds: number,
-): { ok: true; claims: CursorClaims } | { ok: false; reason: CursorRejection } {
+export function decodeCursor(token: string, key: Buffer, nowSeconds: number): { ok: true; claims: CursorClaims } | { ok: false; reason: CursorRejection } {
   if (typeof token !== 'string' || token.length === 0 || token.length > MAX_CURSOR_LENGTH) return reject('malformed');
   const dot = token.indexOf('.');
   if (dot < 0 || dot !== token.lastIndexOf('.')) return reject('malformed');

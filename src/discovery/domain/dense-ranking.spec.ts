@@ -25,21 +25,36 @@ test('nearest ranks by cosine, keeps depth, skips missing and foreign-length vec
   };
   const query = unitVector([1, 0.2])!;
   const all = Object.keys(vectors);
-  assert.deepEqual(nearest(query, all, (k) => vectors[k], 10), ['east', 'northeast', 'north', 'west']);
-  assert.deepEqual(nearest(query, all, (k) => vectors[k], 2), ['east', 'northeast']);
-  assert.deepEqual(nearest(query, all, (k) => vectors[k], 0), []);
+  assert.deepEqual(
+    nearest(query, all, (k) => vectors[k], 10),
+    ['east', 'northeast', 'north', 'west'],
+  );
+  assert.deepEqual(
+    nearest(query, all, (k) => vectors[k], 2),
+    ['east', 'northeast'],
+  );
+  assert.deepEqual(
+    nearest(query, all, (k) => vectors[k], 0),
+    [],
+  );
 });
 
 test('equal similarities keep the candidates order', () => {
   const same = unitVector([1, 1])!;
-  assert.deepEqual(nearest(unitVector([1, 0])!, ['b', 'a', 'c'], () => same, 2), ['b', 'a']);
+  assert.deepEqual(
+    nearest(unitVector([1, 0])!, ['b', 'a', 'c'], () => same, 2),
+    ['b', 'a'],
+  );
 });
 
 test('dot handles every length, not only multiples of four', () => {
   for (const n of [1, 2, 3, 4, 5, 7, 8, 9]) {
     const a = Float32Array.from({ length: n }, (_, i) => i + 1);
     const b = Float32Array.from({ length: n }, (_, i) => 2 * (i + 1));
-    assert.equal(dot(a, b), Array.from(a).reduce((sum, x) => sum + 2 * x * x, 0));
+    assert.equal(
+      dot(a, b),
+      Array.from(a).reduce((sum, x) => sum + 2 * x * x, 0),
+    );
   }
 });
 
@@ -50,6 +65,9 @@ test('admit filters candidates, and is asked only about those near enough to ent
     asked.push(k);
     return k !== 'a';
   };
-  assert.deepEqual(nearest(unitVector([1, 0])!, ['a', 'b', 'c', 'd'], (k) => vectors[k], 1, admit), ['b']);
+  assert.deepEqual(
+    nearest(unitVector([1, 0])!, ['a', 'b', 'c', 'd'], (k) => vectors[k], 1, admit),
+    ['b'],
+  );
   assert.deepEqual(asked, ['a', 'b']);
 });

@@ -14,7 +14,7 @@ const tool = (over: Partial<CatalogTool> = {}): CatalogTool => ({
 test('the text holds the name, title, description and parameters, cleaned, and not the backend', () => {
   assert.equal(embeddingText(tool()), 'read_file: Read a file.. Parameters: path (Where it is); encoding');
   assert.equal(embeddingText(tool({ annotations: { title: 'Read file' }, inputSchema: {} })), 'read_file (Read file): Read a file.');
-  assert.equal(embeddingText(tool({ description: 'Read\u001b[31m a \u200bfile' , inputSchema: {} })), 'read_file: Read a file');
+  assert.equal(embeddingText(tool({ description: 'Read\u001b[31m a \u200bfile', inputSchema: {} })), 'read_file: Read a file');
   assert.equal(embeddingText(tool({ backend: 'other' })), embeddingText(tool()));
 });
 

@@ -40,8 +40,6 @@ function paramTexts(schema: Record<string, unknown>): string[] {
     .map(([name, prop]) => {
       // An array has no `description` either: the check is the one every other object field gets.
       const description = isJsonObject(prop) ? prop.description : undefined;
-      return typeof description === 'string' && description.trim() !== ''
-        ? `${name} (${cleanText(description, MAX_PARAM_DESCRIPTION_CHARS)})`
-        : name;
+      return typeof description === 'string' && description.trim() !== '' ? `${name} (${cleanText(description, MAX_PARAM_DESCRIPTION_CHARS)})` : name;
     });
 }

@@ -2,16 +2,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptyCatalogNote, serverSummary, unknownServerMessage } from './find-answer';
 
-test('a server summary counts the caller\'s tools and names the first four', () => {
+test("a server summary counts the caller's tools and names the first four", () => {
   const tools = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
   assert.deepEqual(serverSummary({ name: 'files', status: 'up' }, tools), { name: 'files', tools: 5, connected: true, summary: '5 tools: a, b, c, d, …' });
   assert.deepEqual(serverSummary({ name: 'one', status: 'down' }, [{ name: 'x' }]), { name: 'one', tools: 1, connected: false, summary: '1 tool: x' });
   assert.deepEqual(serverSummary({ name: 'new', status: 'connecting' }, []), { name: 'new', tools: 0, connected: false, summary: 'no tools known yet' });
 });
 
-test('an empty catalog says which servers are not connected, or that nothing is the caller\'s', () => {
+test("an empty catalog says which servers are not connected, or that nothing is the caller's", () => {
   assert.equal(
-    emptyCatalogNote([{ name: 'a', status: 'down' }, { name: 'b', status: 'connecting' }]),
+    emptyCatalogNote([
+      { name: 'a', status: 'down' },
+      { name: 'b', status: 'connecting' },
+    ]),
     'no tools are available: these servers are not connected: a (down), b (connecting); try again shortly',
   );
   assert.equal(emptyCatalogNote([]), 'no tools are available to you: the catalog holds no tool you may call');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IRREGULAR_FORMS } from './irregular-forms';
 
-test('every form of a group maps to the group\'s base form', () => {
+test("every form of a group maps to the group's base form", () => {
   assert.deepEqual(IRREGULAR_FORMS.get('arose'), ['arise']);
   assert.deepEqual(IRREGULAR_FORMS.get('arisen'), ['arise']);
   assert.deepEqual(IRREGULAR_FORMS.get('children'), ['child']);

@@ -65,7 +65,10 @@ test('a tool whose name the request covers ranks above one whose description say
     tool('tasks', 'list_tasks', 'Show every item.'),
     tool('tasks', 'create_project', 'Create a project, with its first task.'),
   ]);
-  assert.deepEqual(searchTools(tasks, 'create a task', { topK: 2 }).map((h) => h.tool.name), ['create_task', 'create_project']);
+  assert.deepEqual(
+    searchTools(tasks, 'create a task', { topK: 2 }).map((h) => h.tool.name),
+    ['create_task', 'create_project'],
+  );
 });
 
 test('parameter names and nested parameter descriptions are searched', () => {
@@ -173,7 +176,11 @@ test('an empty, blank or stop-word-only query browses the catalog by backend and
   const expected = ['everything:echo', 'everything:get-resource-links', 'everything:get-sum'];
   for (const query of ['', '   \n', 'the of and', 'please, what is it?']) {
     const hits = searchTools(index, query, { topK: 3 });
-    assert.deepEqual(hits.map((h) => `${h.tool.backend}:${h.tool.name}`), expected, `query ${JSON.stringify(query)}`);
+    assert.deepEqual(
+      hits.map((h) => `${h.tool.backend}:${h.tool.name}`),
+      expected,
+      `query ${JSON.stringify(query)}`,
+    );
     assert.ok(hits.every((h) => h.score === 0));
   }
   assert.deepEqual(names('', 2, 'memory'), ['memory:create_relations', 'memory:delete_entities']);
@@ -198,7 +205,10 @@ test('odd input schemas are indexed without throwing', () => {
     { backend: 'x', name: 'b', description: '', inputSchema: { properties: 'nope', items: [null, 3] } },
     { backend: 'x', name: 'c', description: '', inputSchema: { properties: { p: null, q: { description: 7 } } } },
   ]);
-  assert.deepEqual(searchTools(odd, 'q', { topK: 5 }).map((h) => h.tool.name), ['c']);
+  assert.deepEqual(
+    searchTools(odd, 'q', { topK: 5 }).map((h) => h.tool.name),
+    ['c'],
+  );
 });
 
 test('a known tool ranks first among 10,000 synthetic tools', () => {
@@ -216,10 +226,7 @@ test('a known tool ranks first among 10,000 synthetic tools', () => {
   }
   tools.push(tool('billing', 'refund_invoice', 'Refund a paid invoice to the customer card', { invoiceId: { type: 'string' } }));
   const big = buildToolIndex(tools);
-  assert.deepEqual(
-    searchTools(big, 'refund an invoice', { topK: 3 }).map((h) => `${h.tool.backend}:${h.tool.name}`)[0],
-    'billing:refund_invoice',
-  );
+  assert.deepEqual(searchTools(big, 'refund an invoice', { topK: 3 }).map((h) => `${h.tool.backend}:${h.tool.name}`)[0], 'billing:refund_invoice');
   assert.equal(searchTools(big, 'refnd invoice', { topK: 3 })[0].tool.name, 'refund_invoice');
   assert.equal(searchTools(big, 'get_user_0', { topK: 3 })[0].tool.name, 'get_user_0');
 });
@@ -255,7 +262,10 @@ test('replacing one backend in place answers exactly like a fresh build of the n
 test('a removed tool is forgotten, words and all, so misspellings are corrected toward what is left', () => {
   const live = buildToolIndex(catalog);
   replaceBackendTools(live, 'memory', []);
-  assert.deepEqual(searchTools(live, 'search_nodes', { topK: 5 }).filter((h) => h.tool.backend === 'memory'), []);
+  assert.deepEqual(
+    searchTools(live, 'search_nodes', { topK: 5 }).filter((h) => h.tool.backend === 'memory'),
+    [],
+  );
   // "entities" is no longer a catalog word: a misspelling of it finds nothing rather than a ghost.
   assert.deepEqual(ranked(live, 'entites'), ranked(buildToolIndex(catalog.filter((t) => t.backend !== 'memory')), 'entites'));
 });
@@ -263,13 +273,14 @@ test('a removed tool is forgotten, words and all, so misspellings are corrected 
 test('an unchanged tool keeps its document but answers with its newest entry (annotations)', () => {
   const live = buildToolIndex(catalog);
   const before = indexVersion(live);
-  const renewed = catalog
-    .filter((t) => t.backend === 'everything')
-    .map((t) => ({ ...t, annotations: { readOnlyHint: true } }));
+  const renewed = catalog.filter((t) => t.backend === 'everything').map((t) => ({ ...t, annotations: { readOnlyHint: true } }));
   replaceBackendTools(live, 'everything', renewed);
   assert.ok(indexVersion(live) > before, 'a replacement that changes anything is a new version');
   const hit = searchTools(live, 'get-sum', { topK: 1 })[0];
-  assert.equal(hit.tool, renewed.find((t) => t.name === 'get-sum'));
+  assert.equal(
+    hit.tool,
+    renewed.find((t) => t.name === 'get-sum'),
+  );
   assert.deepEqual(ranked(live, 'get-sum'), ranked(index, 'get-sum'));
 });
 
@@ -277,7 +288,10 @@ test('tools naming another backend are ignored by a replacement, and repeated na
   const live = buildToolIndex([]);
   replaceBackendTools(live, 'a', [tool('a', 'x', 'First copy'), tool('b', 'y', 'Stray copy'), tool('a', 'x', 'Second copy')]);
   const hits = searchTools(live, 'copy', { topK: 5 });
-  assert.deepEqual(hits.map((h) => `${h.tool.backend}:${h.tool.name}:${h.tool.description}`), ['a:x:First copy']);
+  assert.deepEqual(
+    hits.map((h) => `${h.tool.backend}:${h.tool.name}:${h.tool.description}`),
+    ['a:x:First copy'],
+  );
 });
 
 test('a browse lists backends in name order whatever order they arrived in', () => {
@@ -298,7 +312,11 @@ test('a refresh that changes nothing keeps the version, so cached rankings stay 
   const copies = catalog.filter((t) => t.backend === 'files').map((t) => ({ ...t, inputSchema: structuredClone(t.inputSchema) }));
   replaceBackendTools(live, 'files', copies);
   assert.equal(indexVersion(live), before);
-  replaceBackendTools(live, 'files', copies.map((t, i) => (i === 0 ? { ...t, inputSchema: { type: 'object' } } : t)));
+  replaceBackendTools(
+    live,
+    'files',
+    copies.map((t, i) => (i === 0 ? { ...t, inputSchema: { type: 'object' } } : t)),
+  );
   assert.ok(indexVersion(live) > before, 'a schema change is a change: find_tool answers with schemas');
   assert.equal(searchTools(live, 'read a text file', { topK: 1 })[0].tool.inputSchema.properties, undefined);
 });

@@ -258,10 +258,12 @@ function expansionsOf(state: IndexState, term: string, written: string | undefin
   else if (lexicon !== undefined && written !== undefined && isKnownWord(lexicon, written)) expansions = [];
   else expansions = corrections(state, term);
   if (lexicon !== undefined && written !== undefined) {
-    expansions.push(...relatedTerms(lexicon, written, {
-      hasTerm: (candidate) => state.postings.has(candidate),
-      wordVectors: () => (state.wordVectors ??= vocabularyVectors(lexicon, state.words.keys())),
-    }));
+    expansions.push(
+      ...relatedTerms(lexicon, written, {
+        hasTerm: (candidate) => state.postings.has(candidate),
+        wordVectors: () => (state.wordVectors ??= vocabularyVectors(lexicon, state.words.keys())),
+      }),
+    );
   }
   // Words are the caller's: a stream of made-up ones must not grow the cache without bound.
   if (state.expansions.size >= MAX_CACHED_WORDS) state.expansions.clear();

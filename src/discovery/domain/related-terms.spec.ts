@@ -19,8 +19,14 @@ const CATALOG = catalogOf(['image', 'picture', 'file', 'directory', 'sum', 'add'
 
 test('a word finds catalog terms related by meaning, each counting for less than the word itself', () => {
   const remember = relatedTerms(lexicon, 'remember', CATALOG);
-  assert.ok(remember.some((t) => t.term === normalizeTerm('memory')), '"remember" finds memory');
-  assert.ok(relatedTerms(lexicon, 'folder', CATALOG).some((t) => t.term === normalizeTerm('directory')), '"folder" finds directory');
+  assert.ok(
+    remember.some((t) => t.term === normalizeTerm('memory')),
+    '"remember" finds memory',
+  );
+  assert.ok(
+    relatedTerms(lexicon, 'folder', CATALOG).some((t) => t.term === normalizeTerm('directory')),
+    '"folder" finds directory',
+  );
   for (const word of ['remember', 'folder', 'photo', 'delete']) {
     for (const { term, weight } of relatedTerms(lexicon, word, CATALOG)) {
       assert.ok(CATALOG.hasTerm(term), `${word} → ${term} is a catalog term`);

@@ -24,12 +24,7 @@ const key = (hits: { tool: CatalogTool; score: number }[]): string[] => hits.map
 test('answers exactly what searchTools answers, for every caller filter, backend and top k', () => {
   const index = buildToolIndex(lookAlikes());
   const cache = new SearchCache({ depth: 8 });
-  const filters: (SearchToolsOptions['visible'] | undefined)[] = [
-    undefined,
-    (t) => t.backend === 'gamma',
-    (t) => t.name.endsWith('7'),
-    () => false,
-  ];
+  const filters: (SearchToolsOptions['visible'] | undefined)[] = [undefined, (t) => t.backend === 'gamma', (t) => t.name.endsWith('7'), () => false];
   // Twice over, so the second pass is served from the cache.
   for (let pass = 0; pass < 2; pass++) {
     for (const query of ['describe bucket', 'bucket 7', 'store', 'nothing-matches-this', '', 'Describe the buckets']) {
@@ -52,7 +47,10 @@ test('one caller never sees what another may not: the filter runs on every searc
   assert.ok(everything.some((h) => h.tool.backend === 'alpha'));
   const onlyBeta = cache.search(index, 'describe bucket', { topK: 5, visible: (t) => t.backend === 'beta' });
   assert.ok(onlyBeta.length > 0);
-  assert.deepEqual(onlyBeta.filter((h) => h.tool.backend !== 'beta'), []);
+  assert.deepEqual(
+    onlyBeta.filter((h) => h.tool.backend !== 'beta'),
+    [],
+  );
   assert.deepEqual(cache.search(index, 'describe bucket', { topK: 5, visible: () => false }), []);
 });
 

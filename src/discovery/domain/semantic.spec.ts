@@ -19,7 +19,23 @@ import {
 const lexicon = loadLexicon();
 
 /** Words of the demo servers' tool names and descriptions, plus look-alikes. */
-const VOCABULARY = ['image', 'file', 'directory', 'sum', 'add', 'memory', 'entity', 'relation', 'read', 'write', 'echo', 'environment', 'annotated', 'message', 'photo'];
+const VOCABULARY = [
+  'image',
+  'file',
+  'directory',
+  'sum',
+  'add',
+  'memory',
+  'entity',
+  'relation',
+  'read',
+  'write',
+  'echo',
+  'environment',
+  'annotated',
+  'message',
+  'photo',
+];
 
 test('base forms undo inflection the way WordNet does', () => {
   assert.deepEqual(baseForms(lexicon, 'photos'), ['photo']);
@@ -120,7 +136,11 @@ test('a hand-built lexicon decodes to what was written', () => {
 });
 
 test('prepared files that do not fit together are refused with the reason', () => {
-  const refuses = (files: LexiconFiles, reason: RegExp) => assert.throws(() => decodeLexicon(files), (err: unknown) => err instanceof LexiconFormatError && reason.test(err.message));
+  const refuses = (files: LexiconFiles, reason: RegExp) =>
+    assert.throws(
+      () => decodeLexicon(files),
+      (err: unknown) => err instanceof LexiconFormatError && reason.test(err.message),
+    );
   refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT + 1, vectors: { dims: 2 } } }), /format/);
   refuses(tinyFiles({ manifest: null }), new RegExp(`^manifest format undefined, expected ${LEXICON_FORMAT}$`));
   refuses(tinyFiles({ manifest: [LEXICON_FORMAT] }), /^manifest format undefined,/);

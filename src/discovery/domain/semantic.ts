@@ -159,7 +159,10 @@ export function decodeLexicon(files: LexiconFiles): Lexicon {
 
 /** Lowercase, trimmed, runs of spaces and underscores as one space: how lemmas are stored. */
 function normalize(word: string): string {
-  return word.trim().toLowerCase().replace(/[\s_]+/g, ' ');
+  return word
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, ' ');
 }
 
 const NOUN = 1;
@@ -171,9 +174,26 @@ const ADJECTIVE = 4;
  * speech, the result kept only if WordNet lists it with that part of speech.
  */
 const DETACHMENTS: readonly (readonly [suffix: string, replacement: string, pos: number])[] = [
-  ['s', '', NOUN], ['ses', 's', NOUN], ['xes', 'x', NOUN], ['zes', 'z', NOUN], ['ches', 'ch', NOUN], ['shes', 'sh', NOUN], ['men', 'man', NOUN], ['ies', 'y', NOUN],
-  ['s', '', VERB], ['ies', 'y', VERB], ['es', 'e', VERB], ['es', '', VERB], ['ed', 'e', VERB], ['ed', '', VERB], ['ing', 'e', VERB], ['ing', '', VERB],
-  ['er', '', ADJECTIVE], ['est', '', ADJECTIVE], ['er', 'e', ADJECTIVE], ['est', 'e', ADJECTIVE],
+  ['s', '', NOUN],
+  ['ses', 's', NOUN],
+  ['xes', 'x', NOUN],
+  ['zes', 'z', NOUN],
+  ['ches', 'ch', NOUN],
+  ['shes', 'sh', NOUN],
+  ['men', 'man', NOUN],
+  ['ies', 'y', NOUN],
+  ['s', '', VERB],
+  ['ies', 'y', VERB],
+  ['es', 'e', VERB],
+  ['es', '', VERB],
+  ['ed', 'e', VERB],
+  ['ed', '', VERB],
+  ['ing', 'e', VERB],
+  ['ing', '', VERB],
+  ['er', '', ADJECTIVE],
+  ['est', '', ADJECTIVE],
+  ['er', 'e', ADJECTIVE],
+  ['est', 'e', ADJECTIVE],
 ];
 const DOUBLED_CONSONANT = /([b-df-hj-np-tv-z])\1$/;
 

@@ -35,9 +35,15 @@ test('query terms: distinct, the written word kept for meanings, literals implie
     ],
   );
   const implied = terms.filter((t) => t.implied);
-  assert.ok(implied.some((t) => t.word === 'image'), 'a .jpg file implies an image');
+  assert.ok(
+    implied.some((t) => t.word === 'image'),
+    'a .jpg file implies an image',
+  );
   assert.ok(implied.every((t) => t.weight === 0.5));
-  assert.ok(implied.every((t) => !written.some((w) => w.term === t.term)), 'a term written and implied counts once, as written');
+  assert.ok(
+    implied.every((t) => !written.some((w) => w.term === t.term)),
+    'a term written and implied counts once, as written',
+  );
 });
 
 test('a number in a query implies the word "number", not a term of its own', () => {

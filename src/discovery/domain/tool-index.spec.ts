@@ -56,7 +56,9 @@ test('each field is indexed apart: name, title and description, parameter names,
 });
 
 test('parameter text is bounded, in size and in schema depth', () => {
-  const deep = { properties: { l1: { properties: { l2: { properties: { l3: { properties: { l4: { properties: { l5: { properties: { l6: {} } } } } } } } } } } } };
+  const deep = {
+    properties: { l1: { properties: { l2: { properties: { l3: { properties: { l4: { properties: { l5: { properties: { l6: {} } } } } } } } } } } },
+  };
   const wide = { properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`param${i}`, {}])) };
   const index = buildToolIndex([tool('b', 'deep', '', deep), tool('b', 'wide', '', wide)]);
   assert.equal(doc(index, 'b', 'deep')?.text[field('params')], 'l1 l2 l3 l4 l5');
@@ -64,13 +66,17 @@ test('parameter text is bounded, in size and in schema depth', () => {
 });
 
 test('a description (or title) that says deprecated marks the tool', () => {
-  const index = buildToolIndex([tool('b', 'old', 'Deprecated: use new'), { ...tool('b', 'older', 'Lists'), annotations: { title: 'DEPRECATED list' } }, tool('b', 'new', 'Lists')]);
+  const index = buildToolIndex([
+    tool('b', 'old', 'Deprecated: use new'),
+    { ...tool('b', 'older', 'Lists'), annotations: { title: 'DEPRECATED list' } },
+    tool('b', 'new', 'Lists'),
+  ]);
   assert.equal(doc(index, 'b', 'old')?.deprecated, true);
   assert.equal(doc(index, 'b', 'older')?.deprecated, true);
   assert.equal(doc(index, 'b', 'new')?.deprecated, false);
 });
 
-test('backends are kept in name order and each backend\'s tools sorted by name', () => {
+test("backends are kept in name order and each backend's tools sorted by name", () => {
   const index = buildToolIndex([tool('zeta', 'b'), tool('zeta', 'a')]);
   replaceBackendTools(index, 'alpha', [tool('alpha', 'y'), tool('alpha', 'x')]);
   assert.deepEqual(
@@ -86,7 +92,11 @@ test('replacing a backend leaves exactly what a fresh build of the new catalog h
   const before = [tool('a', 'list_files', 'List files in a directory'), tool('a', 'read_file', 'Read a file'), tool('b', 'send_mail', 'Send a message')];
   const after = [tool('a', 'read_file', 'Read a whole file'), tool('a', 'move_file', 'Move a file'), tool('b', 'send_mail', 'Send a message')];
   const index = buildToolIndex(before);
-  replaceBackendTools(index, 'a', after.filter((t) => t.backend === 'a'));
+  replaceBackendTools(
+    index,
+    'a',
+    after.filter((t) => t.backend === 'a'),
+  );
   assert.deepEqual(contents(indexState(index)), contents(indexState(buildToolIndex(after))));
   assert.equal(indexState(index).postings.has('list'), false, 'a removed tool takes its words with it');
 });
@@ -105,7 +115,11 @@ test('the version moves with every change, and stays for a refresh that changes 
   const version = indexVersion(index);
   state.expansions.set('read', []);
   state.compiled.set('read', { docs: [], values: new Float64Array(0), inName: new Uint8Array(0) });
-  replaceBackendTools(index, 'a', tools.map((t) => ({ ...t, inputSchema: { type: 'object' } })));
+  replaceBackendTools(
+    index,
+    'a',
+    tools.map((t) => ({ ...t, inputSchema: { type: 'object' } })),
+  );
   assert.equal(indexVersion(index), version, 'equal tools, new objects: nothing changed');
   assert.equal(state.expansions.size, 1);
   replaceBackendTools(index, 'a', [tools[0]]);

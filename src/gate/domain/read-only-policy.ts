@@ -25,12 +25,7 @@ export function compilePolicy(policy: { allow: readonly string[]; deny: readonly
  * `readOnlyHint: true` or allowed by the operator; a deny always wins; no annotation means not
  * read-only, because an unannotated tool may write.
  */
-export function decideReadOnly(
-  backend: string,
-  tool: string,
-  annotations: ToolAnnotations | undefined,
-  policy: CompiledPolicy,
-): GateDecision {
+export function decideReadOnly(backend: string, tool: string, annotations: ToolAnnotations | undefined, policy: CompiledPolicy): GateDecision {
   const key = `${backend}:${tool}`;
   if (policy.deny.some((re) => re.test(key))) return { readOnly: false, reason: 'operator_deny' };
   if (annotations?.readOnlyHint === true) return { readOnly: true, reason: 'annotated_read_only' };

@@ -39,12 +39,16 @@ test('the rate-limit store is listed and never holds readiness back; its detail 
   const sizes = new Map([['files', 3]]);
   const entry = (status: Parameters<typeof readiness>[3]) => readiness(up, sizes, false, status).find((e) => e.key === 'rateLimitStore');
   assert.deepEqual(entry({ store: 'memory', up: true, fallbacks: { local: 0, refused: 0 } }), {
-    key: 'rateLimitStore', ready: true, detail: { store: 'memory', state: 'up', calls: 'local' },
+    key: 'rateLimitStore',
+    ready: true,
+    detail: { store: 'memory', state: 'up', calls: 'local' },
   });
   const redis = { store: 'redis' as const, fallbacks: { local: 4, refused: 0 }, policy: { fail: 'open' as const, replicas: 3 } };
   assert.deepEqual(entry({ ...redis, up: true })?.detail, { store: 'redis', state: 'up', calls: 'shared' });
   assert.deepEqual(entry({ ...redis, up: false }), {
-    key: 'rateLimitStore', ready: true, detail: { store: 'redis', state: 'down', calls: 'local share 1/3 (fail open)' },
+    key: 'rateLimitStore',
+    ready: true,
+    detail: { store: 'redis', state: 'down', calls: 'local share 1/3 (fail open)' },
   });
   assert.deepEqual(entry({ ...redis, up: false, policy: { fail: 'closed', replicas: 3 } })?.detail.calls, 'refused (fail closed)');
   assert.equal(readiness(up, sizes, false).length, 3, 'without a store status there is no entry');

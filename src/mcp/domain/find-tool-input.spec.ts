@@ -3,11 +3,17 @@ import { test } from 'node:test';
 import { checkFindToolInput, FIND_TOOL_LIMITS } from './find-tool-input';
 
 test('a query alone takes the defaults', () => {
-  assert.deepEqual(checkFindToolInput({ query: 'read a file' }), { ok: true, query: { query: 'read a file', topK: FIND_TOOL_LIMITS.defaultTopK, server: undefined, includeSchema: false } });
+  assert.deepEqual(checkFindToolInput({ query: 'read a file' }), {
+    ok: true,
+    query: { query: 'read a file', topK: FIND_TOOL_LIMITS.defaultTopK, server: undefined, includeSchema: false },
+  });
 });
 
 test('every field within its bounds is accepted as given', () => {
-  assert.deepEqual(checkFindToolInput({ query: 'q', top_k: 10, server: 'files', include_schema: true }), { ok: true, query: { query: 'q', topK: 10, server: 'files', includeSchema: true } });
+  assert.deepEqual(checkFindToolInput({ query: 'q', top_k: 10, server: 'files', include_schema: true }), {
+    ok: true,
+    query: { query: 'q', topK: 10, server: 'files', includeSchema: true },
+  });
 });
 
 test('each broken rule is named, and no value is echoed', () => {

@@ -25,7 +25,7 @@ test('ids come back as sent; unsafe or overlong ids are refused', () => {
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted');
 });
 
-test('plain checks give the SDK schemas\' verdicts on requests and notifications', () => {
+test("plain checks give the SDK schemas' verdicts on requests and notifications", () => {
   // The SDK's zod schemas, which parseIncoming's plain checks stand in for on the hot path: every
   // shape below must be judged alike.
   const expected = (message: Record<string, unknown>): string => {
@@ -40,12 +40,24 @@ test('plain checks give the SDK schemas\' verdicts on requests and notifications
     { progressToken: 'p', [RELATED_TASK_META_KEY]: { taskId: 't', extra: 1 }, other: [] },
   ];
   const paramsList: unknown[] = [...values, ...metas.map((_meta) => ({ _meta })), { name: 'x', arguments: {} }, JSON.parse('{"__proto__":{"a":1}}')];
-  const tops: Record<string, unknown>[] = [{}, { jsonrpc: '1.0' }, { jsonrpc: 2 }, { extra: 1 }, JSON.parse('{"__proto__":{}}') as Record<string, unknown>, { result: {} }];
+  const tops: Record<string, unknown>[] = [
+    {},
+    { jsonrpc: '1.0' },
+    { jsonrpc: 2 },
+    { extra: 1 },
+    JSON.parse('{"__proto__":{}}') as Record<string, unknown>,
+    { result: {} },
+  ];
   let compared = 0;
   for (const id of [undefined, 7, 'r']) {
     for (const top of tops) {
       for (const params of paramsList) {
-        const message: Record<string, unknown> = { jsonrpc: '2.0', method: 'tools/call', ...(id === undefined ? {} : { id }), ...(params === undefined ? {} : { params }) };
+        const message: Record<string, unknown> = {
+          jsonrpc: '2.0',
+          method: 'tools/call',
+          ...(id === undefined ? {} : { id }),
+          ...(params === undefined ? {} : { params }),
+        };
         Object.assign(message, top);
         if (Object.hasOwn(top, '__proto__')) Object.defineProperty(message, '__proto__', { value: {}, enumerable: true });
         const body = JSON.stringify(message);

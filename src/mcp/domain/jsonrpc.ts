@@ -34,7 +34,8 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -84,7 +85,8 @@ export function parseIncoming(body: string): Incoming {
     return { kind: 'request', id, method, params };
   }
   if (id === null && typeof method === 'string') {
-    if (wellFormedParams(message, NOTIFICATION_FIELDS) === undefined) return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 notification' };
+    if (wellFormedParams(message, NOTIFICATION_FIELDS) === undefined)
+      return { kind: 'invalid', id: null, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 notification' };
     return { kind: 'notification', method };
   }
   if (id !== null && message.jsonrpc === '2.0' && ('result' in message || 'error' in message)) return { kind: 'response' };

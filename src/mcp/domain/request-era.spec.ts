@@ -20,7 +20,10 @@ test('a request without the _meta envelope is legacy, with or without a legacy v
 });
 
 test('an unknown version, in the header or in _meta, is UnsupportedProtocolVersion listing the supported ones', () => {
-  for (const selection of [selectEra({ 'mcp-protocol-version': '2025-03-26' }, 'tools/list', {}), selectEra(modernHeaders('tools/list'), 'tools/list', META('1900-01-01'))]) {
+  for (const selection of [
+    selectEra({ 'mcp-protocol-version': '2025-03-26' }, 'tools/list', {}),
+    selectEra(modernHeaders('tools/list'), 'tools/list', META('1900-01-01')),
+  ]) {
     assert.equal(selection.era, 'refused');
     if (selection.era !== 'refused') return;
     assert.equal(selection.code, UNSUPPORTED_PROTOCOL_VERSION);
@@ -46,7 +49,11 @@ test('a modern request with a missing or different mirrored header is HeaderMism
   assert.equal(code(selectEra(modernHeaders('tools/list'), 'tools/call', { name: 'x', ...meta })), HEADER_MISMATCH, 'Mcp-Method differs');
   assert.equal(code(selectEra(modernHeaders('tools/call'), 'tools/call', { name: 'x', ...meta })), HEADER_MISMATCH, 'no Mcp-Name');
   assert.equal(code(selectEra(modernHeaders('tools/call', { 'mcp-name': 'y' }), 'tools/call', { name: 'x', ...meta })), HEADER_MISMATCH, 'Mcp-Name differs');
-  assert.equal(code(selectEra(modernHeaders('tools/call', { 'mcp-name': '=?base64?!!?=' }), 'tools/call', { name: 'x', ...meta })), HEADER_MISMATCH, 'bad Base64');
+  assert.equal(
+    code(selectEra(modernHeaders('tools/call', { 'mcp-name': '=?base64?!!?=' }), 'tools/call', { name: 'x', ...meta })),
+    HEADER_MISMATCH,
+    'bad Base64',
+  );
   const message = (selectEra(modernHeaders('tools/list'), 'tools/call', { name: 'x', ...meta }) as { message: string }).message;
   assert.equal(message, 'Header mismatch: Mcp-Method header value "tools/list" does not match body value "tools/call"');
 });
@@ -61,7 +68,11 @@ test('a malformed modern envelope is Invalid params', () => {
   assert.equal(code(selectEra(modernHeaders('tools/list'), 'tools/list', {})), -32602, '2026 header without _meta');
   assert.equal(code(selectEra(modernHeaders('tools/list'), 'tools/list', META(20260728))), -32602, 'version not a string');
   assert.equal(code(selectEra(modernHeaders('tools/list'), 'tools/list', META('2026-07-28', null))), -32602, 'capabilities not an object');
-  assert.equal(code(selectEra(modernHeaders('tools/list'), 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } })), -32602, 'no capabilities');
+  assert.equal(
+    code(selectEra(modernHeaders('tools/list'), 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } })),
+    -32602,
+    'no capabilities',
+  );
 });
 
 test('Mcp-Name values in the Base64 sentinel are decoded before comparing', () => {
@@ -70,7 +81,10 @@ test('Mcp-Name values in the Base64 sentinel are decoded before comparing', () =
   assert.equal(decodeHeaderValue(encoded), name);
   assert.equal(decodeHeaderValue('plain_name'), 'plain_name');
   assert.equal(decodeHeaderValue('=?base64?not base64?='), undefined);
-  assert.deepEqual(selectEra(modernHeaders('tools/call', { 'mcp-name': encoded }), 'tools/call', { name, ...META('2026-07-28') }), { era: 'modern', version: '2026-07-28' });
+  assert.deepEqual(selectEra(modernHeaders('tools/call', { 'mcp-name': encoded }), 'tools/call', { name, ...META('2026-07-28') }), {
+    era: 'modern',
+    version: '2026-07-28',
+  });
 });
 
 test('a notification is refused only for an unknown version header', () => {

@@ -57,7 +57,9 @@ export function selectEra(headers: HeaderBag, method: string, params: RequestPar
     if (headerVersion !== undefined && method !== 'initialize') {
       if (typeof headerVersion !== 'string' || !PROTOCOL_VERSIONS.includes(headerVersion)) return unsupportedVersion(headerVersion);
       if (isModernVersion(headerVersion)) {
-        return invalidParams(`Invalid params: a ${headerVersion} request carries \`${PROTOCOL_VERSION_META_KEY}\` and \`${CLIENT_CAPABILITIES_META_KEY}\` in params._meta`);
+        return invalidParams(
+          `Invalid params: a ${headerVersion} request carries \`${PROTOCOL_VERSION_META_KEY}\` and \`${CLIENT_CAPABILITIES_META_KEY}\` in params._meta`,
+        );
       }
     }
     return mirroredHeadersProblem(headers, method, params, false) ?? { era: 'legacy' };
@@ -123,7 +125,10 @@ function unsupportedVersion(requested: unknown): EraRefusal {
     era: 'refused',
     code: UNSUPPORTED_PROTOCOL_VERSION,
     message: `Unsupported protocol version (supported: ${PROTOCOL_VERSIONS.join(', ')})`,
-    data: { supported: PROTOCOL_VERSIONS, requested: typeof requested === 'string' ? requested.slice(0, MAX_QUOTED_CHARS) : String(requested).slice(0, MAX_QUOTED_CHARS) },
+    data: {
+      supported: PROTOCOL_VERSIONS,
+      requested: typeof requested === 'string' ? requested.slice(0, MAX_QUOTED_CHARS) : String(requested).slice(0, MAX_QUOTED_CHARS),
+    },
   };
 }
 

@@ -7,7 +7,6 @@ export interface GuardSettings {
   allowedOrigins: readonly string[];
 }
 
-
 /**
  * DNS-rebinding protection (architecture §2, MCP spec "Security Warning" of Streamable HTTP): a present
  * Origin must be allowed (listed, or on a loopback address a loopback origin); on a loopback address the Host must be a loopback name, since a rebound
@@ -40,7 +39,6 @@ function isLoopbackOrigin(origin: string): boolean {
   const match = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i.exec(origin);
   return match !== null;
 }
-
 
 function hostnameOf(host: string): string {
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);

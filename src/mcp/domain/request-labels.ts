@@ -19,7 +19,15 @@ export const VERSION_LABELS: readonly string[] = [...PROTOCOL_VERSIONS, UNSUPPOR
  * The method labels: every method either era serves (docs/protocol-eras.md), the legacy
  * handshake's notification, and `other` last.
  */
-export const METHOD_LABELS: readonly string[] = ['initialize', 'notifications/initialized', 'ping', 'server/discover', 'tools/list', 'tools/call', OTHER_METHOD_LABEL];
+export const METHOD_LABELS: readonly string[] = [
+  'initialize',
+  'notifications/initialized',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  OTHER_METHOD_LABEL,
+];
 
 const UNSUPPORTED_INDEX = VERSION_LABELS.indexOf(UNSUPPORTED_VERSION_LABEL);
 const NONE_INDEX = VERSION_LABELS.indexOf(NO_VERSION_LABEL);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { resultMessageJson } from './jsonrpc';
 import { findToolResult, refusal, refusalResult } from './tool-result';
 
-test('a refusal is one shape, isError, its text block the whole answer; byte for byte the object\'s serialization', () => {
+test("a refusal is one shape, isError, its text block the whole answer; byte for byte the object's serialization", () => {
   const value = refusal('duplicate_id', 'ids must be unique: quote " backslash \\ é ✓ 😀 \u2028 \u0001');
   assert.deepEqual(value, { ok: false, status: 'invalid_call', error: { code: 'duplicate_id', message: value.error.message } });
   assert.equal(refusal('unknown_tool', 'x').status, 'unknown_tool');
@@ -14,7 +14,11 @@ test('a refusal is one shape, isError, its text block the whole answer; byte for
   }
 });
 
-test('find_tool\'s answer is its structured content and one compact JSON text block', () => {
+test("find_tool's answer is its structured content and one compact JSON text block", () => {
   const answer = { hits: [], note: 'no tools are available to you: the catalog holds no tool you may call' };
-  assert.deepEqual(JSON.parse(findToolResult(answer)), { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer, isError: false });
+  assert.deepEqual(JSON.parse(findToolResult(answer)), {
+    content: [{ type: 'text', text: JSON.stringify(answer) }],
+    structuredContent: answer,
+    isError: false,
+  });
 });

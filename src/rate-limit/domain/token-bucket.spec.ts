@@ -74,7 +74,14 @@ describe('token bucket', () => {
       1,
       0,
     );
-    assert.deepEqual(granted, { ok: true, waitsMs: [0, 200], buckets: [{ tokens: 4, atMs: 0 }, { tokens: -1, atMs: 0 }] });
+    assert.deepEqual(granted, {
+      ok: true,
+      waitsMs: [0, 200],
+      buckets: [
+        { tokens: 4, atMs: 0 },
+        { tokens: -1, atMs: 0 },
+      ],
+    });
     // The second bucket refuses (1 s > 500 ms): the first is not debited, the third not even read.
     const refused = reserveAll(
       [

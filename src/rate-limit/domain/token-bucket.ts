@@ -55,13 +55,7 @@ export function refill(bucket: Bucket, nowMs: number, params: BucketParams): Buc
  * once. When the wait needed exceeds `maxWaitMs` the call is refused at once (architecture §7: fail
  * instead of sleeping for nothing) and the bucket is only refilled, not debited.
  */
-export function reserve(
-  bucket: Bucket | undefined,
-  cost: number,
-  nowMs: number,
-  params: BucketParams,
-  maxWaitMs: number,
-): ReserveResult {
+export function reserve(bucket: Bucket | undefined, cost: number, nowMs: number, params: BucketParams, maxWaitMs: number): ReserveResult {
   const current = bucket === undefined ? fullBucket(nowMs, params) : refill(bucket, nowMs, params);
   const tokens = current.tokens - cost;
   const waitMs = tokens >= 0 ? 0 : Math.max(0, Math.ceil((-tokens / params.ratePerSecond) * 1000 - ROUNDING_SLACK_MS));
@@ -81,9 +75,7 @@ export interface BucketCall {
  * buckets to store. Refused: `index` is the first bucket whose wait would exceed its `maxWaitMs`,
  * `waitMs` that wait; nothing may be stored, so no bucket loses a token.
  */
-export type ReserveAllResult =
-  | { ok: true; waitsMs: number[]; buckets: Bucket[] }
-  | { ok: false; index: number; waitMs: number };
+export type ReserveAllResult = { ok: true; waitsMs: number[]; buckets: Bucket[] } | { ok: false; index: number; waitMs: number };
 
 /**
  * Takes `cost` tokens from every bucket of a call, or from none (architecture §7): a call

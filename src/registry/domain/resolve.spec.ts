@@ -13,7 +13,16 @@ test('replacing one backend leaves the others, and the map equals one built from
   const byName = indexByName([...files, ...docs]);
   const nextFiles = [tool('files', 'read'), tool('files', 'write')];
   replaceBackendNames(byName, 'files', files, nextFiles);
-  const sorted = (m: Map<string, CatalogTool[]>) => [...m].map(([n, l]) => `${n}=${l.map((t) => t.backend).sort().join(',')}`).sort();
+  const sorted = (m: Map<string, CatalogTool[]>) =>
+    [...m]
+      .map(
+        ([n, l]) =>
+          `${n}=${l
+            .map((t) => t.backend)
+            .sort()
+            .join(',')}`,
+      )
+      .sort();
   assert.deepEqual(sorted(byName), sorted(indexByName([...nextFiles, ...docs])));
   assert.deepEqual(resolveTool(byName, 'status', undefined), { kind: 'found', tool: docs[0] });
   assert.deepEqual(resolveTool(byName, 'write', 'files'), { kind: 'found', tool: nextFiles[1] });

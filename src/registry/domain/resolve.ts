@@ -1,10 +1,7 @@
 import type { CatalogTool } from '../registry.types';
 
 /** The outcome of resolving a caller's tool name against the catalog (architecture §4). */
-export type Resolution =
-  | { kind: 'found'; tool: CatalogTool }
-  | { kind: 'unknown' }
-  | { kind: 'ambiguous'; servers: string[] };
+export type Resolution = { kind: 'found'; tool: CatalogTool } | { kind: 'unknown' } | { kind: 'ambiguous'; servers: string[] };
 
 /**
  * Exact resolution: no case folding, trimming or aliasing, because a model that guesses a name
@@ -46,12 +43,7 @@ export function indexByName(tools: readonly CatalogTool[]): Map<string, CatalogT
  * backend's tools cost, not what the catalog costs. A name no backend publishes any more is
  * dropped, so the map never grows with churn.
  */
-export function replaceBackendNames(
-  byName: Map<string, CatalogTool[]>,
-  backend: string,
-  before: readonly CatalogTool[],
-  after: readonly CatalogTool[],
-): void {
+export function replaceBackendNames(byName: Map<string, CatalogTool[]>, backend: string, before: readonly CatalogTool[], after: readonly CatalogTool[]): void {
   for (const tool of before) {
     const others = (byName.get(tool.name) ?? []).filter((t) => t.backend !== backend);
     if (others.length > 0) byName.set(tool.name, others);

@@ -42,7 +42,10 @@ export function cleanText(text: string, maxChars: number): string {
     .trim();
   const points = Array.from(visible);
   if (points.length <= maxChars) return visible;
-  return `${points.slice(0, Math.max(0, maxChars - 1)).join('').trimEnd()}…`;
+  return `${points
+    .slice(0, Math.max(0, maxChars - 1))
+    .join('')
+    .trimEnd()}…`;
 }
 
 /** Longest name a call may give (the batch entry's `name` bound, architecture §5). */

@@ -23,10 +23,21 @@ test('selectors name a backend or one of its tools', () => {
 
 test('approval moves the selected pending definitions to pins, keeping when the tool was first seen', () => {
   const { doc: after, approved } = approvePending(doc, { backend: 'b' }, 'alice', 'T2');
-  assert.deepEqual(approved.map((p) => p.tool), ['t']);
-  assert.deepEqual(after.pins, [{ backend: 'b', tool: 't', sha256: sha('b'), firstSeen: 'T0', approvedBy: 'alice', approvedAt: 'T2', definition: definition('new') }]);
-  assert.deepEqual(after.pending.map((p) => p.backend), ['c']);
-  assert.deepEqual(newPins(doc, after).map((p) => p.sha256), [sha('b')]);
+  assert.deepEqual(
+    approved.map((p) => p.tool),
+    ['t'],
+  );
+  assert.deepEqual(after.pins, [
+    { backend: 'b', tool: 't', sha256: sha('b'), firstSeen: 'T0', approvedBy: 'alice', approvedAt: 'T2', definition: definition('new') },
+  ]);
+  assert.deepEqual(
+    after.pending.map((p) => p.backend),
+    ['c'],
+  );
+  assert.deepEqual(
+    newPins(doc, after).map((p) => p.sha256),
+    [sha('b')],
+  );
   assert.equal(approvePending(doc, { backend: 'x' }, 'alice', 'T2').doc, doc);
 });
 

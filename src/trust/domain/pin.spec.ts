@@ -24,7 +24,12 @@ test('the same tool served by another backend has the same pin', () => {
 test('a pin is lower-case hex SHA-256, blind to key order and changed by any field', () => {
   const pin = pinOf(definitionOf(tool));
   assert.match(pin, /^[0-9a-f]{64}$/);
-  const reordered = { annotations: { readOnlyHint: true }, inputSchema: { properties: { path: { type: 'string' } }, type: 'object' }, description: 'Reads a file.', name: 'read_file' };
+  const reordered = {
+    annotations: { readOnlyHint: true },
+    inputSchema: { properties: { path: { type: 'string' } }, type: 'object' },
+    description: 'Reads a file.',
+    name: 'read_file',
+  };
   assert.equal(pinOf(reordered), pin);
   assert.notEqual(pinOf(definitionOf({ ...tool, description: 'Reads a file!' })), pin);
   assert.notEqual(pinOf(definitionOf({ ...tool, annotations: { readOnlyHint: false } })), pin);

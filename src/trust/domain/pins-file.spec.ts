@@ -19,7 +19,10 @@ test('each broken rule is named, the first one in file order', () => {
     [null, 'the pins file must be a JSON object with `pins`'],
     [{ version: 2, pins: 'x' }, 'the pins file has an unknown `version` (expected 1)'],
     [{ version: 1 }, "the pins file's `pins` must be an array"],
-    [{ version: 1, pins: [pin, { ...pin, sha256: 'nope' }], pending: 'x' }, "the pins file's `pins[1]` needs backend, tool, a 64-hex-digit sha256 and definition"],
+    [
+      { version: 1, pins: [pin, { ...pin, sha256: 'nope' }], pending: 'x' },
+      "the pins file's `pins[1]` needs backend, tool, a 64-hex-digit sha256 and definition",
+    ],
     [{ version: 1, pins: [], pending: {} }, "the pins file's `pending` must be an array"],
     [{ version: 1, pins: [], pending: [pending, null] }, "the pins file's `pending[1]` needs backend, tool, a 64-hex-digit sha256 and definition"],
     [{ version: 1, pins: [{ ...pin, definition: null }] }, "the pins file's `pins[0]` needs backend, tool, a 64-hex-digit sha256 and definition"],

@@ -11,7 +11,14 @@ const doc: PinsDocument = {
   version: 1,
   pins: [{ backend: 'tp1', tool: 'lookup', sha256: SHA_A, approvedBy: 'alice', approvedAt: '2026-01-01T00:00:00.000Z', definition: definition('Looks up.') }],
   pending: [
-    { backend: 'tp1', tool: 'lookup', sha256: SHA_B, reason: 'changed', seenAt: '2026-01-02T00:00:00.000Z', definition: definition('Looks up, then mails it.') },
+    {
+      backend: 'tp1',
+      tool: 'lookup',
+      sha256: SHA_B,
+      reason: 'changed',
+      seenAt: '2026-01-02T00:00:00.000Z',
+      definition: definition('Looks up, then mails it.'),
+    },
     { backend: 'tp2', tool: 'fresh', sha256: SHA_B, reason: 'new', seenAt: '2026-01-03T00:00:00.000Z', definition: definition('New.') },
   ],
 };

@@ -4,7 +4,9 @@ import type { PinsDocument } from './pins-file';
 /** `pins list`: one line per tool, pinned ones first, then those waiting for review. */
 export function listReport(doc: PinsDocument, selector: Selector | undefined): string {
   const lines = [
-    ...doc.pins.filter((p) => selects(selector, p)).map((p) => `pinned   ${p.backend}:${p.tool}  ${p.sha256.slice(0, 12)}  approved by ${p.approvedBy} at ${p.approvedAt}`),
+    ...doc.pins
+      .filter((p) => selects(selector, p))
+      .map((p) => `pinned   ${p.backend}:${p.tool}  ${p.sha256.slice(0, 12)}  approved by ${p.approvedBy} at ${p.approvedAt}`),
     ...doc.pending.filter((p) => selects(selector, p)).map((p) => `pending  ${p.backend}:${p.tool}  ${p.sha256.slice(0, 12)}  ${p.reason}, seen ${p.seenAt}`),
   ];
   return lines.length === 0 ? 'no tools' : lines.join('\n');
