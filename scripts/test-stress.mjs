@@ -50,8 +50,12 @@ function pids() {
 /**
  * Processes started during a run that run code of this repository (its build, its fixtures, the
  * MCP servers in its node_modules) and are still alive after it: what a run left behind. The run's
- * own processes are gone by then, so anything found here escaped its test file.
+ * own processes are gone by then, so anything found here escaped its test file. Processes of the
+ * benchmarks (`dist/`, and earlier builds in `.tmp/`) are no test's: a bench run beside the stress
+ * runner is neither counted nor killed.
  */
+const NOT_TESTS = [join(ROOT, 'dist') + '/', join(ROOT, '.tmp') + '/'];
+
 function leftovers(before) {
   const found = [];
   for (const pid of pids()) {
@@ -59,7 +63,7 @@ function leftovers(before) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
       const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (state !== 'Z' && cmdline.includes(ROOT)) found.push({ pid, cmdline: cmdline.slice(0, 200) });
+      if (state !== 'Z' && cmdline.includes(ROOT) && !NOT_TESTS.some((dir) => cmdline.includes(dir))) found.push({ pid, cmdline: cmdline.slice(0, 200) });
     } catch {
       // gone meanwhile
     }
