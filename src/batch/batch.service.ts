@@ -10,7 +10,6 @@ import { RouterError } from '../common/router-error';
 import { BUDGET_CONFIG } from '../config/config.tokens';
 import type { BudgetConfig } from '../config/config.types';
 import { CursorService } from '../cursor/cursor.service';
-import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import type { CursorBinding } from '../cursor/domain/cursor-codec';
 import type { Position } from '../cursor/domain/position';
 import { readRefusalMessage } from '../gate/domain/read-only-policy';
@@ -108,12 +107,10 @@ export class BatchService {
     const checked = checkReadCall(raw);
     if (!checked.ok) return invalidCall(raw, checked.message);
     const call = checked.call;
-    const args = canonicalArguments(call.arguments);
-    const digest = argumentsDigest(args);
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
-    const found = await this.resolution.resolve(call.name, call.server, (candidate) => this.access.mayCallTool(principal, candidate));
-    if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
-    const { tool } = found;
+    const found = await this.resolution.resolveCall(call, (candidate) => this.access.mayCallTool(principal, candidate));
+    if (found.kind === 'failed') return found;
+    const { tool, args, digest } = found;
     const decision = this.gate.decide(tool);
     if (!decision.readOnly) return failedCall(tool.name, tool.backend, new RouterError('blocked', readRefusalMessage(decision.reason)), digest);
     const binding: CursorBinding = { backend: tool.backend, tool: tool.name, argsDigest: digest, principal: principal.id };

@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { BackendsService } from '../backends/backends.service';
 import { RouterError } from '../common/router-error';
+import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import type { CatalogTool } from '../registry/registry.types';
 import { RegistryService } from '../registry/registry.service';
 import { TrustService } from '../trust/trust.service';
+import { failedCall, type FailedCall } from './domain/call-outcome';
 import { ambiguousTool, toolsNotSettled, unknownTool } from './domain/seam-refusals';
 
 /** A name resolved to one trusted tool, or refused with the name and server to answer under. */
 export type Resolved = { kind: 'found'; tool: CatalogTool } | { kind: 'refused'; error: RouterError; name: string; server: string | null };
+
+/** A call's tool found for its caller, with its arguments in canonical form and their digest. */
+export type ResolvedCall = { kind: 'found'; tool: CatalogTool; args: Record<string, unknown>; digest: string } | FailedCall;
 
 /**
  * The part of the seam reads and writes share (architecture §12, steps 3 to 5): resolve among the
@@ -21,6 +26,22 @@ export class ToolResolutionService {
     private readonly backends: BackendsService,
     private readonly trust: TrustService,
   ) {}
+
+  /**
+   * One checked call up to its tool: arguments made canonical (what cursors, confirmations and the
+   * audit digest are bound to), then resolved among the tools `permitted` admits. A refusal is
+   * the call's answer already, under the name and server it resolved to.
+   */
+  async resolveCall(
+    call: { name: string; server?: string; arguments: Record<string, unknown> },
+    permitted: (tool: CatalogTool) => boolean,
+  ): Promise<ResolvedCall> {
+    const args = canonicalArguments(call.arguments);
+    const digest = argumentsDigest(args);
+    const found = await this.resolve(call.name, call.server, permitted);
+    if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
+    return { kind: 'found', tool: found.tool, args, digest };
+  }
 
   async resolve(name: string, server: string | undefined, permitted: (tool: CatalogTool) => boolean): Promise<Resolved> {
     let resolution = this.registry.resolve(name, server, permitted);

@@ -9,7 +9,6 @@ import { RouterError } from '../common/router-error';
 import { BUDGET_CONFIG } from '../config/config.tokens';
 import type { BudgetConfig } from '../config/config.types';
 import { CONFIRMATION_TTL_SECONDS, CursorService } from '../cursor/cursor.service';
-import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import { writeRefusalMessage } from '../gate/domain/write-policy';
 import { GateService } from '../gate/gate.service';
 import { BackendCallService } from './backend-call.service';
@@ -69,12 +68,10 @@ export class WriteService {
     const checked = checkWriteCall(raw);
     if (!checked.ok) return invalidCall(raw, checked.message);
     const { call, confirm } = checked;
-    const args = canonicalArguments(call.arguments);
-    const digest = argumentsDigest(args);
     // A tool the caller may not write is unknown to this entrypoint, exactly as on the read path.
-    const found = await this.resolution.resolve(call.name, call.server, (candidate) => this.access.mayWriteTool(principal, candidate));
-    if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
-    const { tool } = found;
+    const found = await this.resolution.resolveCall(call, (candidate) => this.access.mayWriteTool(principal, candidate));
+    if (found.kind === 'failed') return found;
+    const { tool, args, digest } = found;
     const decision = this.gate.decideWrite(tool);
     if (!decision.writable) return failedCall(tool.name, tool.backend, new RouterError('blocked', writeRefusalMessage(decision.reason)), digest);
     let confirmationId: string | undefined;
