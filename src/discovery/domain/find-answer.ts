@@ -56,6 +56,6 @@ export function quarantineNote(quarantined: readonly { name: string; tools: numb
   const which = quarantined.map((s) => `${s.name} (${s.tools})`).join(', ');
   return (
     `${total} tool${total === 1 ? ' is' : 's are'} quarantined by the trust pins until an operator approves ` +
-    `${total === 1 ? 'its definition' : 'their definitions'}: ${which}; they cannot be found or called until then`
+    `${total === 1 ? 'its definition' : 'their definitions'}: ${which}; until then ${total === 1 ? 'it' : 'they'} cannot be found or called`
   );
 }
