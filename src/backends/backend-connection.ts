@@ -293,7 +293,9 @@ export class BackendConnection {
 
   /** Publishes a listing that began when `through` announcements had been received. */
   private publish(tools: readonly ListedTool[], through: number): void {
-    const catalog = toCatalogTools(this.name, tools, (reason) => this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }));
+    const catalog = toCatalogTools(this.name, tools, (reason, tool) =>
+      this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, ...(tool !== undefined ? { tool } : {}), reason }),
+    );
     this.deps.registry.replaceTools(this.name, catalog);
     this.toolCount = catalog.length;
     this.reflected = Math.max(this.reflected, through);

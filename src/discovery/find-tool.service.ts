@@ -8,7 +8,7 @@ import { RegistryService } from '../registry/registry.service';
 import { cleanText } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
 import { TrustService } from '../trust/trust.service';
-import { emptyCatalogNote, NO_MATCH_NOTE, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
+import { emptyCatalogNote, NO_MATCH_NOTE, quarantineNote, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
 import { ToolSearchService } from './tool-search.service';
 
 /** One `find_tool` hit (architecture §1). `read_only` is the gate's decision, not the raw hint. */
@@ -81,6 +81,8 @@ export class FindToolService {
       if (state !== undefined && !this.registry.hasCatalog(state.name)) {
         return { ok: true, answer: { hits: [], note: emptyCatalogNote([state]), servers: [serverSummary(state, [])] } };
       }
+      const held = quarantineNote(this.quarantined(principal, q.server));
+      if (state !== undefined && held !== undefined) return { ok: true, answer: { hits: [], note: held, servers: [serverSummary(state, [])] } };
       return {
         ok: false,
         message: unknownServerMessage(
@@ -97,13 +99,28 @@ export class FindToolService {
     const inScope = q.server === undefined ? servers : servers.filter((s) => s.name === q.server);
     if (inScope.every((s) => s.tools === 0)) {
       const notConnected = states.filter((s) => s.status !== 'up' && (q.server === undefined || s.name === q.server));
-      return { ok: true, answer: { hits: [], note: emptyCatalogNote(notConnected), servers: notConnected.map((s) => serverSummary(s, [])) } };
+      const held = quarantineNote(this.quarantined(principal, q.server));
+      const note = held === undefined ? emptyCatalogNote(notConnected) : notConnected.length === 0 ? held : `${emptyCatalogNote(notConnected)}; ${held}`;
+      return { ok: true, answer: { hits: [], note, servers: notConnected.map((s) => serverSummary(s, [])) } };
     }
     const closest = found.length > 0 ? found : await this.searcher.search('', q.topK, q.server, visible);
     return {
       ok: true,
       answer: { hits: closest.map((h) => this.hit(h.tool, h.score, q.includeSchema)), note: NO_MATCH_NOTE, servers: servers.filter((s) => s.tools > 0) },
     };
+  }
+
+  /** Per server (all, or `server`), the tools `principal` may call that the trust pins hold back. */
+  private quarantined(principal: Principal, server: string | undefined): { name: string; tools: number }[] {
+    return this.backends
+      .states()
+      .filter((state) => server === undefined || state.name === server)
+      .map((state) => ({
+        name: state.name,
+        tools: this.registry.toolsOf(state.name).filter((tool) => this.access.mayCallTool(principal, tool) && this.trust.quarantineReason(tool) !== undefined)
+          .length,
+      }))
+      .filter((s) => s.tools > 0);
   }
 
   /** Every configured backend with the tools of it `visible` admits, in configuration order. */
