@@ -91,7 +91,7 @@ export class BatchService {
       drafts.push(
         dispatched.kind === 'page'
           ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeAnswer)
-          : { item: { index: entry.index, id: entry.id, ...dispatched.answer } },
+          : { item: { index: entry.index, id: entry.id, ...dispatched.answer }, code: dispatched.code },
       );
       audits.push({ started, argsDigest: dispatched.argsDigest });
     }
