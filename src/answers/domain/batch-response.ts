@@ -83,7 +83,14 @@ export function skeletonSizes(entries: readonly { index: number; id: string; nam
   const server = 'x'.repeat(serverChars);
   const items = entries.map((e) => skeletonItem(e, server));
   const jsons = items.map((item) => JSON.stringify(item));
-  return { total: wireBytes(assemble(items), jsons, items.map((item) => entryBlocksJson(item))), items: items.map((item, i) => itemFootprint(item, jsons[i])) };
+  return {
+    total: wireBytes(
+      assemble(items),
+      jsons,
+      items.map((item) => entryBlocksJson(item)),
+    ),
+    items: items.map((item, i) => itemFootprint(item, jsons[i])),
+  };
 }
 
 function skeletonItem(entry: { index: number; id: string; name: string }, server: string): BatchItem {
