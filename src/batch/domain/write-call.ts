@@ -26,8 +26,11 @@ export function checkWriteCall(raw: Record<string, unknown>): WriteCallCheck {
   return confirm === undefined ? { ok: true, call: checked.call } : { ok: true, call: checked.call, confirm };
 }
 
-/** Names of a preview parameter: `dry_run`, and `dryRun` as the reference filesystem server spells it. */
-const DRY_RUN_PARAMETERS = ['dry_run', 'dryRun'];
+/**
+ * Names of a preview parameter: `dry_run`, and `dryRun` as the reference filesystem server spells
+ * it. The one list `invoke_tool`'s description quotes, so what a model is told is what is checked.
+ */
+export const DRY_RUN_PARAMETERS = ['dry_run', 'dryRun'] as const;
 
 /**
  * A destructive tool (`destructiveHint` true or missing, as MCP defaults it) needs confirmation,
