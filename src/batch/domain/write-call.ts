@@ -61,6 +61,11 @@ export function confirmationRefusal(reason: ConfirmationRefusal): RouterError {
       return new RouterError('blocked', 'the confirmation has expired; call without `confirm` for a new one');
     case 'mismatch':
       return new RouterError('blocked', 'the confirmation was issued for another caller, tool or arguments');
+    case 'foreign':
+      return new RouterError(
+        'blocked',
+        'the confirmation was issued by another router process (before a restart, or by a replica that does not share the record of used confirmations); call without `confirm` for a new one',
+      );
     default:
       return new RouterError('blocked', 'the confirmation is not one this router issued');
   }
