@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { dedupeResult } from '../answers/domain/bounding';
 import { confirmationResult } from '../answers/domain/confirmation-answer';
+import { referMedia } from '../answers/domain/media';
 import { utf8Bytes } from '../answers/domain/model-content';
 import { boundSingle, failedSingle, type SingleResult } from '../answers/domain/single-answer';
 import { AccessService } from '../access/access.service';
@@ -101,7 +102,7 @@ export class WriteService {
     if (outcome.kind === 'failed') return { ...failedCall(tool.name, tool.backend, outcome.error, digest), confirmationId };
     return {
       kind: 'page',
-      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result) },
+      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: referMedia(dedupeResult(outcome.result)) },
       argsDigest: digest,
       confirmationId,
     };

@@ -37,8 +37,8 @@ export interface ItemDraft {
   restartCursor?: () => string | undefined;
 }
 
-/** The `response_too_large` answer for a page that cannot be cut to any budget. */
-export type TooLarge = (page: Page) => ReadAnswer;
+/** The `response_too_large` answer for a page that cannot be cut to `budget` in `shape`. */
+export type TooLarge = (page: Page, budget: Budget, shape: AnswerShape) => ReadAnswer;
 
 /**
  * One successful batch entry's draft (architecture §5): its page bounded to the entry's budget, and how
@@ -53,7 +53,7 @@ export function draftItem(entry: { index: number; id: string }, page: Page, budg
       const item = envelope(bounded.value);
       return { value: item, json: bounded.json, blocksJson: [entryHeaderJson(item), ...bounded.blockJsons].join(',') };
     }
-    const item = envelope(tooLarge(page));
+    const item = envelope(tooLarge(page, { ...budget, maxBytes }, shape));
     return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item, 'response_too_large'), code: 'response_too_large' };
   };
   const first = cut(budget.maxBytes);
