@@ -6,6 +6,7 @@ import type { BackendConfig } from '../config/config.types';
 import { RegistryService } from '../registry/registry.service';
 import { BackendConnection } from './backend-connection';
 import type { BackendState, BackendToolResult } from './backends.types';
+import { backendFailure } from './domain/backend-failures';
 import { DEFAULT_BACKOFF } from './domain/backoff';
 
 /** Debounce of `tools/list_changed` refreshes. */
@@ -75,6 +76,17 @@ export class BackendsService implements OnApplicationShutdown {
     const connection = this.connections.get(backend);
     if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
     return connection.callTool(tool, args);
+  }
+
+  /**
+   * The failure `callTool` would answer at once, without calling (`backend_unavailable`: unknown or
+   * not connected right now), or undefined when the backend is up. For a check that must come
+   * right before a call is dispatched.
+   */
+  unavailable(backend: string): RouterError | undefined {
+    const connection = this.connections.get(backend);
+    if (!connection) return new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
+    return connection.state().status === 'up' ? undefined : backendFailure.notConnected(backend);
   }
 
   /**

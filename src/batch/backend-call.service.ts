@@ -41,15 +41,32 @@ export class BackendCallService {
   /**
    * The call's outcome, or `shutting_down` as soon as the drain deadline passes: the caller gets its
    * answer now, and the backend call left behind ends when the backends close.
+   *
+   * `beforeDispatch` is the last check, once every other refusal is behind: the backend is known to
+   * be up and nothing but the call itself is left. A write uses up its confirmation there, so that
+   * a call refused on the way (rate limit, drain, backend down) leaves the token good; what it
+   * answers instead of undefined is the call's refusal, and the backend is not called.
    */
-  call(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<BackendOutcome> {
+  call(
+    backend: string,
+    tool: string,
+    args: Record<string, unknown>,
+    principal: string,
+    beforeDispatch?: () => Promise<RouterError | undefined>,
+  ): Promise<BackendOutcome> {
     // Checked before the call starts: a stopped router takes no token and reaches no backend.
     if (this.stopped) return Promise.resolve(failed(notDispatched()));
-    return this.lifecycle.untilStopped(this.limitedCall(backend, tool, args, principal), () => failed(stoppedAtDeadline()));
+    return this.lifecycle.untilStopped(this.limitedCall(backend, tool, args, principal, beforeDispatch), () => failed(stoppedAtDeadline()));
   }
 
   /** Takes a rate-limit token, then calls the backend, timed. */
-  private async limitedCall(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<BackendOutcome> {
+  private async limitedCall(
+    backend: string,
+    tool: string,
+    args: Record<string, unknown>,
+    principal: string,
+    beforeDispatch: (() => Promise<RouterError | undefined>) | undefined,
+  ): Promise<BackendOutcome> {
     const limited = await this.rateLimits.acquire(backend, principal);
     if (!limited.ok) {
       if (limited.reason === 'store_unavailable') return failed(rateLimitStoreUnavailable());
@@ -57,6 +74,14 @@ export class BackendCallService {
       return failed(noTokenInTime(limited.maxWaitMs));
     }
     for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
+    // A call whose wait outlasted the drain deadline was answered already: it reaches no backend.
+    if (this.stopped) return failed(notDispatched());
+    if (beforeDispatch !== undefined) {
+      const down = this.backends.unavailable(backend);
+      if (down !== undefined) return failed(down);
+      const refused = await beforeDispatch();
+      if (refused !== undefined) return failed(refused);
+    }
     const started = performance.now();
     let outcome: BackendOutcome;
     /** Why the call failed, in the router's words (a tool error's own text may echo the arguments). */

@@ -1,9 +1,12 @@
 import type { ToolResultLike } from '../../answers/domain/bounding';
+import { MAX_ERROR_CHARS } from '../../answers/domain/read-answer';
+import { cleanText } from '../../registry/domain/sanitize';
 import { RouterError } from '../../common/router-error';
 import type { CursorRejection } from '../../cursor/domain/cursor-codec';
 
 // The failures the seam itself names, each with the message a caller reads (architecture §13).
-// Messages describe what happened and never contain argument values.
+// Messages describe what happened and never contain argument values; a backend's own message
+// travels apart, as `backendMessage` (see RouterError).
 
 /** A backend announced a change of its tools and the refresh did not arrive in time. */
 export function toolsNotSettled(): RouterError {
@@ -57,13 +60,22 @@ export function noTokenInTime(maxWaitMs: number): RouterError {
   return new RouterError('rate_limited', `rate limit: no token within ${maxWaitMs} ms`);
 }
 
-/** A backend result with `isError: true`: its text blocks, joined, are what the caller reads. */
+/**
+ * A backend result with `isError: true`. Its text blocks, joined, are the backend's own message:
+ * it helps the model correct its call, and it may echo the arguments (an access-denied path), so
+ * it rides apart from the router's words (`backendMessage`) and reaches only the answer to the
+ * caller who sent them. Cleaned as a tool description is (terminal escapes, invisible
+ * characters, line breaks: one visible line), since it sits in the router's own `error` field.
+ */
 export function toolErrorOf(result: ToolResultLike): RouterError {
   const text = result.content
     .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
     .filter((t) => t !== '')
     .join('\n');
-  return new RouterError('backend_failed', `backend error: ${text || 'the tool reported an error'}`);
+  const message = cleanText(text, MAX_ERROR_CHARS);
+  return message === ''
+    ? new RouterError('backend_failed', 'backend error: the tool reported an error')
+    : new RouterError('backend_failed', 'backend error', message);
 }
 
 /** What a backend call threw, as a failure: a RouterError as is, anything else (a defect of ours or the SDK's) as `backend_failed`. */
