@@ -10,6 +10,12 @@ export interface ServerSummary {
   summary: string;
 }
 
+/** A server the caller may use that is not connected now, with its state. */
+export interface UnavailableServer {
+  name: string;
+  state: BackendStatus;
+}
+
 /** Tool names a server's summary shows. */
 const SUMMARY_TOOLS = 4;
 
@@ -43,4 +49,12 @@ export function unknownServerMessage(available: readonly string[]): string {
   return available.length === 0
     ? '`server` names no server you may use, and no server has tools you may call'
     : `\`server\` names no server you may use; servers: ${available.join(', ')}`;
+}
+
+/** Why tools that change things are missing from the hits: writes are off on this router. */
+export function writesOffNote(matched: number): string {
+  return (
+    `${matched} tool${matched === 1 ? '' : 's'} that change${matched === 1 ? 's' : ''} things matched this query but ` +
+    `${matched === 1 ? 'is' : 'are'} not offered: writes are off on this router, so only read-only tools can be called`
+  );
 }
