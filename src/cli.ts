@@ -18,10 +18,12 @@ const USAGE =
 
 /**
  * `centralmcp-router pins …` (architecture §11.1): reviews and approves tool definitions in the pins file
- * without editing it by hand. Exit codes: 0 done, 1 nothing matched, 2 usage, 75 the pins file
+ * without editing it by hand. Exit codes: 0 done (and `--help`), 1 nothing matched, 2 usage, 75 the pins file
  * stayed locked by another writer (try again), 78 bad config.
  */
 function main(argv: string[]): number {
+  // Asking for help is not a usage error: the usage goes to stdout, and the exit is 0.
+  if (argv.some((arg) => arg === '--help' || arg === '-h') || argv[0] === 'help') return out(USAGE);
   const [group, command, ...rest] = argv;
   if (group !== 'pins' || !['list', 'diff', 'approve'].includes(command ?? '')) return fail(USAGE, 2);
   let by: string | undefined;
