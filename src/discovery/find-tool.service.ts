@@ -115,7 +115,7 @@ export class FindToolService {
       };
     }
     const found = await this.searcher.search(q.query, q.topK, q.server, visible);
-    const writesNote = await this.writesNote(q, principal, visible);
+    const writesNote = this.writesNote(q, principal, visible);
     // A score of 0 is a browse: the query had no word to search by. Anything above matched.
     if (found.some((h) => h.score > 0)) {
       return { ok: true, answer: { hits: found.map((h) => this.hit(h.tool, h.score, q.includeSchema)), ...writesNote } };
@@ -140,13 +140,14 @@ export class FindToolService {
 
   /**
    * With writes off, the tools that change things are not offered; when some of them would have
-   * ranked among the hits, the answer says so, so a model asked to change something learns that
-   * it cannot here rather than settling for a read tool.
+   * ranked among the hits (by the lexical ranking: the embeddings endpoint is not asked twice), the
+   * answer says so, so a model asked to change something learns that it cannot here rather than
+   * settling for a read tool.
    */
-  private async writesNote(q: FindToolQuery, principal: Principal, visible: (tool: CatalogTool) => boolean): Promise<{ writes_note?: string }> {
+  private writesNote(q: FindToolQuery, principal: Principal, visible: (tool: CatalogTool) => boolean): { writes_note?: string } {
     if (this.gate.writesEnabled) return {};
     const heldBack = (tool: CatalogTool) => this.callable.heldBackByWritesOff(principal, tool);
-    const ranked = await this.searcher.search(q.query, q.topK, q.server, (tool) => visible(tool) || heldBack(tool));
+    const ranked = this.searcher.lexicalSearch(q.query, q.topK, q.server, (tool) => visible(tool) || heldBack(tool));
     const matched = ranked.filter((h) => h.score > 0 && heldBack(h.tool)).length;
     return matched > 0 ? { writes_note: writesOffNote(matched) } : {};
   }
