@@ -28,11 +28,13 @@ interface Args {
 
 /**
  * `centralmcp-router pins …` (architecture §11.1): reviews and approves tool definitions in the pins file
- * without editing it by hand. Exit codes: 0 done, 1 nothing matched (or not the reviewed
+ * without editing it by hand. Exit codes: 0 done (and `--help`), 1 nothing matched (or not the reviewed
  * definition), 2 usage, 75 the pins file stayed locked by another writer (try again), 78 bad
  * config or pins file.
  */
 function main(argv: string[]): number {
+  // Asking for help is not a usage error: the usage goes to stdout, and the exit is 0.
+  if (argv.some((arg) => arg === '--help' || arg === '-h') || argv[0] === 'help') return out(USAGE);
   const args = parseArgs(argv);
   if (typeof args === 'string') return fail(args, 2);
   let config;

@@ -7,6 +7,7 @@ import { BackendsService } from './backends/backends.service';
 import { errnoCode } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
+import { judgeStopSignal } from './lifecycle/domain/stop-signals';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { moveOpsPathsOffMainPort } from './ops-port';
 
@@ -106,20 +107,30 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
 /**
  * SIGTERM (Kubernetes) or SIGINT (a terminal): readiness fails and new /mcp requests are refused
  * at once, in-flight requests finish up to the drain deadline, then `app.close()` runs every
- * shutdown hook (the backends' kills every stdio process group) and the process exits 0. A second
- * signal while shutting down exits at once; the `exit` hook still kills the backends' groups.
+ * shutdown hook (the backends' kills every stdio process group) and the process exits 0. Signals
+ * that arrive together (Ctrl-C reaches the router from the terminal and again through npm) are
+ * one request; a signal that comes later, while shutting down, exits at once; the `exit` hook
+ * still kills the backends' groups.
  */
 function handleShutdownSignals(app: NestFastifyApplication): void {
   const logger = new Logger('Main');
-  let shuttingDown = false;
+  let firstAtMs: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (shuttingDown) {
-      logger.warn({ msg: 'second signal: exiting now', signal });
-      process.exit(1);
+    const nowMs = performance.now();
+    switch (judgeStopSignal(firstAtMs, nowMs)) {
+      case 'joined':
+        logger.log({ msg: 'signal joins the shutdown under way', signal });
+        return;
+      case 'exit_now':
+        logger.warn({ msg: 'second signal: exiting now', signal });
+        process.exit(1);
+        return;
+      case 'drain':
+        firstAtMs = nowMs;
+        logger.log({ msg: 'shutting down', signal });
+        void shutDown(app, logger);
+        return;
     }
-    shuttingDown = true;
-    logger.log({ msg: 'shutting down', signal });
-    void shutDown(app, logger);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

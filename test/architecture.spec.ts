@@ -27,7 +27,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'rate-limit': ['common', 'config', 'metrics'],
   lifecycle: ['common', 'config'],
   auth: ['common', 'config'],
-  access: ['common', 'config', 'registry'],
+  access: ['common', 'config', 'registry', 'gate', 'trust'],
   audit: ['common', 'config'],
   metrics: ['common', 'config', 'cursor'],
   trust: ['common', 'config', 'registry', 'backends', 'cursor', 'metrics', 'audit'],

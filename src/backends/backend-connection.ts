@@ -93,7 +93,7 @@ export class BackendConnection {
   async callTool(tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
     const session = this.session;
     if (this.status !== 'up' || !session) {
-      throw backendFailure.notConnected(this.name);
+      throw backendFailure.notConnected(this.name, this.status === 'up' ? 'down' : this.status);
     }
     // The hot path: one channel, no branch here. What a failure says about the connection (lost,
     // suspect) reaches supervision through the channel's events, before the call rejects.

@@ -73,7 +73,7 @@ export class WriteService {
     if (!checked.ok) return invalidCall(raw, checked.message);
     const { call, confirm } = checked;
     // A tool the caller may not write is unknown to this entrypoint, exactly as on the read path.
-    const found = await this.resolution.resolveCall(call, (candidate) => this.access.mayWriteTool(principal, candidate));
+    const found = await this.resolution.resolveCall(call, principal, (candidate) => this.access.mayWriteTool(principal, candidate));
     if (found.kind === 'failed') return found;
     const { tool, args, digest } = found;
     const decision = this.gate.decideWrite(tool);

@@ -67,6 +67,14 @@ export class ToolSearchService {
       .map(({ item, score }) => ({ tool: item, score: Math.round(score * 1e4) / 1e4 }));
   }
 
+  /**
+   * The lexical ranking alone among the tools `visible` admits: for what the answer says beside
+   * its hits, where asking the embeddings endpoint again would cost a request and prove nothing more.
+   */
+  lexicalSearch(query: string, topK: number, backend?: string, visible?: (tool: CatalogTool) => boolean): SearchHit[] {
+    return this.searches.search(this.index, query, { topK, backend, visible });
+  }
+
   /** Synchronous and in the refresh's turn; the embedding itself runs later (EmbeddingsService). */
   private catalogReplaced(backend: string, tools: readonly CatalogTool[]): void {
     replaceBackendTools(this.index, backend, tools);

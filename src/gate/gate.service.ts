@@ -13,10 +13,13 @@ import { compileWritePolicy, decideWrite, type CompiledWritePolicy, type WriteDe
 export class GateService {
   private readonly policy: CompiledPolicy;
   private readonly writes: CompiledWritePolicy;
+  /** Whether `invoke_tool` is published at all (`writes.enabled`). */
+  readonly writesEnabled: boolean;
 
   constructor(@Inject(POLICY_CONFIG) config: RouterConfig['policy'], @Inject(WRITES_CONFIG) writes: WritesConfig) {
     this.policy = compilePolicy(config.readOnly);
     this.writes = compileWritePolicy(writes);
+    this.writesEnabled = writes.enabled;
   }
 
   /** The read decision: is this tool read-only? */

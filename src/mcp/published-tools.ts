@@ -22,7 +22,8 @@ export const PUBLISHED_TOOLS = [
       'Search the catalog of every backend tool behind this router. Returns ranked hits with the exact ' +
       '`name` and `server` to pass to invoke_read_tool, whether the tool is read-only (only those can be ' +
       'called), and its parameters. Ask for `include_schema` to get the full input schema. When nothing ' +
-      'matches, a `note` says why and `servers` lists what each server serves.',
+      'matches, a `note` says why and `servers` lists what each server serves. Servers that are down are ' +
+      'listed in `unavailable_servers`.',
     inputSchema: {
       type: 'object',
       properties: {

@@ -36,7 +36,11 @@ export interface SpawnedRouter {
  * `node dist-test/src/main.js`, or as `command` (say, `npm start`) run in `cwd` (the repository by
  * default).
  */
-export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[]; cwd?: string }): SpawnedRouter {
+export function spawnRouter(
+  configYaml: string,
+  env: Record<string, string> = {},
+  command?: { file: string; args: string[]; cwd?: string; /** Its own process group, as a terminal's foreground job. */ detached?: boolean },
+): SpawnedRouter {
   const configFile = join(tempDir(), 'router.yaml');
   writeFileSync(configFile, configYaml);
   const child = spawn(command?.file ?? process.execPath, command?.args ?? [ROUTER_MAIN], {
@@ -50,6 +54,7 @@ export function spawnRouter(configYaml: string, env: Record<string, string> = {}
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: command?.detached ?? false,
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const logs: LogLine[] = [];

@@ -10,6 +10,8 @@ export interface CompiledRule {
   readonly groups: ReadonlySet<string>;
   readonly allow: readonly RegExp[];
   readonly write: readonly RegExp[];
+  /** The backend part of each `allow` and `write` glob: the servers this rule opens any tool of. */
+  readonly backends: readonly RegExp[];
 }
 
 /** The access rules, compiled; `undefined` rules means the config had no `access` block at all. */
@@ -20,7 +22,31 @@ export interface CompiledAccess {
 /** Compiles the `access` rules (architecture §10); `undefined` when the config has no `access` block. */
 export function compileAccess(rules: readonly AccessRule[] | undefined): CompiledAccess {
   if (rules === undefined) return {};
-  return { rules: rules.map((r) => ({ groups: new Set(r.groups), allow: r.allow.map(globToRegExp), write: (r.write ?? []).map(globToRegExp) })) };
+  return {
+    rules: rules.map((r) => ({
+      groups: new Set(r.groups),
+      allow: r.allow.map(globToRegExp),
+      write: (r.write ?? []).map(globToRegExp),
+      backends: [...r.allow, ...(r.write ?? [])].map(backendGlob),
+    })),
+  };
+}
+
+/** The backend part of a `backend:tool` glob, compiled; a glob without `:` names every backend. */
+function backendGlob(pattern: string): RegExp {
+  const colon = pattern.indexOf(':');
+  return colon < 0 ? /^.*$/s : globToRegExp(`${pattern.slice(0, colon)}:`);
+}
+
+/**
+ * Whether some rule of `principal`'s opens any tool of `backend`: what decides whether a server the
+ * router cannot list right now (not connected, no catalog yet) is one this caller would use.
+ */
+export function mayUseBackend(principal: Principal, backend: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
+  if (compiled.rules === undefined) return authMode === 'none';
+  const rule = compiled.rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
+  if (rule === undefined) return false;
+  return rule.backends.some((re) => re.test(`${backend}:`));
 }
 
 /**

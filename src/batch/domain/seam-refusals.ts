@@ -28,6 +28,14 @@ export function ambiguousTool(servers: readonly string[]): RouterError {
   return new RouterError('unknown_tool', `several backends serve a tool of this name; name one with \`server\`: ${servers.join(', ')}`);
 }
 
+/**
+ * Several backends serve the name and the caller can call none of them (each quarantined, or
+ * refused by a gate): no server is named, since find_tool offers none of them.
+ */
+export function noCallableTwin(): RouterError {
+  return new RouterError('blocked', 'no tool of this exact name can be called here; use find_tool for the tools you can call');
+}
+
 /** A cursor that is not this call's, or no longer good. */
 export function cursorRefusal(reason: CursorRejection): RouterError {
   switch (reason) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyCatalogNote, quarantineNote, serverSummary, unknownServerMessage } from './find-answer';
+import { emptyCatalogNote, quarantineNote, serverSummary, unknownServerMessage, writesOffNote } from './find-answer';
 
 test("a server summary counts the caller's tools and names the first four", () => {
   const tools = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
@@ -38,4 +38,12 @@ test('the quarantine note counts tools per server, and is absent when none is he
     ])!,
     /^5 tools are quarantined .*their definitions: a \(2\), b \(3\);/,
   );
+});
+
+test('the writes note counts the tools held back, in the right number', () => {
+  assert.equal(
+    writesOffNote(1),
+    '1 tool that changes things matched this query but is not offered: writes are off on this router, so only read-only tools can be called',
+  );
+  assert.match(writesOffNote(3), /^3 tools that change things matched this query but are not offered: writes are off/);
 });

@@ -10,6 +10,12 @@ export interface ServerSummary {
   summary: string;
 }
 
+/** A server the caller may use that is not connected now, with its state. */
+export interface UnavailableServer {
+  name: string;
+  state: BackendStatus;
+}
+
 /** Tool names a server's summary shows. */
 const SUMMARY_TOOLS = 4;
 
@@ -57,5 +63,13 @@ export function quarantineNote(quarantined: readonly { name: string; tools: numb
   return (
     `${total} tool${total === 1 ? ' is' : 's are'} quarantined by the trust pins until an operator approves ` +
     `${total === 1 ? 'its definition' : 'their definitions'}: ${which}; until then ${total === 1 ? 'it' : 'they'} cannot be found or called`
+  );
+}
+
+/** Why tools that change things are missing from the hits: writes are off on this router. */
+export function writesOffNote(matched: number): string {
+  return (
+    `${matched} tool${matched === 1 ? '' : 's'} that change${matched === 1 ? 's' : ''} things matched this query but ` +
+    `${matched === 1 ? 'is' : 'are'} not offered: writes are off on this router, so only read-only tools can be called`
   );
 }
