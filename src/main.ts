@@ -8,6 +8,7 @@ import { errnoCode } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { LifecycleService } from './lifecycle/lifecycle.service';
+import { ReloadService } from './reload/reload.service';
 import { moveOpsPathsOffMainPort } from './ops-port';
 
 /**
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     );
     process.exit(78);
   }
-  handleShutdownSignals(app);
+  handleSignals(app);
   const opsPort = config.http.metricsPort === undefined ? undefined : moveOpsPathsOffMainPort(app);
   // The port first, the backends after: a router that cannot listen spawns nothing, and
   // liveness answers while backends still connect (readiness says when the required ones are up).
@@ -104,12 +105,16 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
 }
 
 /**
+ * SIGHUP reloads the config file (docs/architecture.md, config reload); a router shutting down
+ * ignores it. Listened to as soon as the app exists, before it listens: Node's default for SIGHUP
+ * would end the process.
+ *
  * SIGTERM (Kubernetes) or SIGINT (a terminal): readiness fails and new /mcp requests are refused
  * at once, in-flight requests finish up to the drain deadline, then `app.close()` runs every
  * shutdown hook (the backends' kills every stdio process group) and the process exits 0. A second
  * signal while shutting down exits at once; the `exit` hook still kills the backends' groups.
  */
-function handleShutdownSignals(app: NestFastifyApplication): void {
+function handleSignals(app: NestFastifyApplication): void {
   const logger = new Logger('Main');
   let shuttingDown = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -123,6 +128,9 @@ function handleShutdownSignals(app: NestFastifyApplication): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', () => {
+    if (!shuttingDown) app.get(ReloadService).reload('signal');
+  });
 }
 
 async function shutDown(app: NestFastifyApplication, logger: Logger): Promise<void> {

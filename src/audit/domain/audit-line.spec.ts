@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { auditLine, authFailureLine, type AuditEvent } from './audit-line';
+import { auditLine, authFailureLine, reloadLine, type AuditEvent } from './audit-line';
 
 /** A written line read back as the JSON object it is. */
 const fields = (line: string) => JSON.parse(line) as Record<string, unknown>;
@@ -87,4 +87,23 @@ test('a call line carries the protocol version the client used, and only a versi
   assert.equal(fields(auditLine({ ...event, protocolVersion: '2026-07-28' }, 0)).protocolVersion, '2026-07-28');
   assert.equal(fields(auditLine({ ...event, protocolVersion: '2025-06-18"} {"x' }, 0)).protocolVersion, undefined);
   assert.equal(fields(auditLine(event, 0)).protocolVersion, undefined, 'a 2025 client that sent no version header');
+});
+
+test('an applied reload is a `config_reload` line naming what changed, nothing more', () => {
+  const line = fields(
+    reloadLine(
+      { trigger: 'signal', backendsAdded: ['b'], backendsRemoved: [], backendsChanged: ['c'], sectionsChanged: ['auth'], restartRequired: ['audit'] },
+      0,
+    ),
+  );
+  assert.deepEqual(line, {
+    time: '1970-01-01T00:00:00.000Z',
+    kind: 'config_reload',
+    trigger: 'signal',
+    backendsAdded: ['b'],
+    backendsRemoved: [],
+    backendsChanged: ['c'],
+    sectionsChanged: ['auth'],
+    restartRequired: ['audit'],
+  });
 });
