@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -20,21 +21,38 @@ after(() => {
   for (const router of started) router.kill();
 });
 
-/** A tools/call over plain HTTP; resolves with the tool's structured content. */
-async function callTool<N extends keyof AnswerOf>(mcpUrl: string, name: N, args: Record<string, unknown>): Promise<AnswerOf[N]> {
+/** A tools/call over plain HTTP, with `key` as its bearer; the HTTP status, and the tool's structured content. */
+async function post<N extends keyof AnswerOf>(
+  mcpUrl: string,
+  name: N,
+  args: Record<string, unknown>,
+  key?: string,
+): Promise<{ status: number; answer?: AnswerOf[N] }> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
-  assert.equal(response.status, 200);
+  if (response.status !== 200) return { status: response.status };
   const body = (await response.json()) as { result: { structuredContent: AnswerOf[N] } };
-  return body.result.structuredContent;
+  return { status: 200, answer: body.result.structuredContent };
+}
+
+/** A tools/call over plain HTTP; resolves with the tool's structured content. */
+async function callTool<N extends keyof AnswerOf>(mcpUrl: string, name: N, args: Record<string, unknown>, key?: string): Promise<AnswerOf[N]> {
+  const { status, answer } = await post(mcpUrl, name, args, key);
+  assert.equal(status, 200);
+  return answer!;
 }
 
 /** A fault server backend named `name`, counting what it receives in `dir/<name>.counts`. */
 function fault(dir: string, name: string, args: string[] = [], extra: Record<string, string | number | boolean> = {}): string[] {
   return stdioBackendYaml(name, FAULT_SERVER, ['--name', name, '--count-file', join(dir, `${name}.counts`), ...args], { timeoutMs: 120_000, ...extra });
+}
+
+/** The same, with raw YAML values added to its block (a flow mapping stays as written). */
+function faultWith(dir: string, name: string, raw: Record<string, string>): string[] {
+  return [...fault(dir, name), ...Object.entries(raw).map(([key, value]) => `    ${key}: ${value}`)];
 }
 
 const yaml = (...blocks: string[][]) => [...blocks.flat(), ''].join('\n');
@@ -140,9 +158,22 @@ describe('SIGHUP reloads the config file', () => {
   );
 });
 
+const sha = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** Auth by API key `key`, everyone allowed everything. */
+const apiKeyAuth = (key: string) => [
+  'auth:',
+  '  mode: apiKeys',
+  `  apiKeys: [{ principal: alice, sha256: "${sha(key)}" }]`,
+  'access:',
+  '  - { groups: ["*"], allow: ["*"] }',
+];
+const OLD_KEY = 'k-old-0123456789abcdef';
+const NEW_KEY = 'k-new-0123456789abcdef';
+
 describe('with CENTRALMCP_ROUTER_WATCH_CONFIG on', () => {
   test(
-    'a ConfigMap-style swap of the `..data` symlink is picked up: a backend added and a read-only rule applied to the next call',
+    'a ConfigMap-style swap of the `..data` symlink is picked up: a backend added; a rotated API key, a read-only rule and a rate limit apply to the next call, the bucket keeps its tokens',
     { timeout: 300_000 },
     async () => {
       const dir = tempDir('centralmcp-watch-');
@@ -151,18 +182,30 @@ describe('with CENTRALMCP_ROUTER_WATCH_CONFIG on', () => {
       const mount = join(dir, 'mount');
       mkdirSync(join(mount, '..v1'), { recursive: true });
       mkdirSync(join(mount, '..v2'));
-      writeFileSync(join(mount, '..v1', 'router.yaml'), yaml(['backends:'], fault(dir, 'alpha')));
+      // alpha's own bucket: one token, refilled once in ~17 minutes, no waiting.
+      const alphaLimit = (burst: number) => ({ rateLimit: `{ ratePerSecond: 0.001, burst: ${burst}, maxWaitMs: 0 }` });
+      writeFileSync(join(mount, '..v1', 'router.yaml'), yaml(['backends:'], faultWith(dir, 'alpha', alphaLimit(1)), apiKeyAuth(OLD_KEY)));
       symlinkSync('..v1', join(mount, '..data'));
       symlinkSync(join('..data', 'router.yaml'), join(mount, 'router.yaml'));
       const router = spawnRouter('', { CENTRALMCP_ROUTER_CONFIG: join(mount, 'router.yaml'), CENTRALMCP_ROUTER_WATCH_CONFIG: 'true' });
       started.push(router);
       const mcpUrl = await router.listening();
       await waitFor(() => logsWith(router, 'backend up', (l) => l.backend === 'alpha').length === 1, 60_000, 'alpha up');
-      assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'alpha' })).status, 'ok');
+      assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'alpha' }, OLD_KEY)).status, 'ok');
+      assert.match(JSON.stringify(await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'alpha' }, OLD_KEY)), /rate_limited/);
+      // Not blocked: it reaches the (empty) bucket.
+      assert.match(
+        JSON.stringify(await callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'alpha', arguments: { ms: 1 } }, OLD_KEY)),
+        /rate_limited/,
+      );
 
       writeFileSync(
         join(mount, '..v2', 'router.yaml'),
-        yaml(['backends:'], fault(dir, 'alpha'), fault(dir, 'gamma'), ['policy:', '  readOnly:', '    deny: ["alpha:fast"]']),
+        yaml(['backends:'], faultWith(dir, 'alpha', alphaLimit(5)), fault(dir, 'gamma'), apiKeyAuth(NEW_KEY), [
+          'policy:',
+          '  readOnly:',
+          '    deny: ["alpha:sleep"]',
+        ]),
       );
       symlinkSync('..v2', join(mount, '..data_tmp'));
       renameSync(join(mount, '..data_tmp'), join(mount, '..data'));
@@ -171,13 +214,16 @@ describe('with CENTRALMCP_ROUTER_WATCH_CONFIG on', () => {
       const reloaded = logsWith(router, 'config reloaded')[0];
       assert.deepEqual(
         { trigger: reloaded.trigger, added: reloaded.backendsAdded, changed: reloaded.backendsChanged, sections: reloaded.sectionsChanged },
-        { trigger: 'file', added: ['gamma'], changed: [], sections: ['policy'] },
+        { trigger: 'file', added: ['gamma'], changed: ['alpha'], sections: ['policy', 'auth'] },
       );
-      const denied = await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'alpha' });
+      assert.equal((await post(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'alpha' }, OLD_KEY)).status, 401, 'the old key is gone');
+      const denied = await callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'alpha', arguments: { ms: 1 } }, NEW_KEY);
       assert.equal(denied.status, 'blocked', JSON.stringify(denied));
+      // A bucket of 5 would be full if it were new: alpha's kept its empty one.
+      assert.match(JSON.stringify(await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'alpha' }, NEW_KEY)), /rate_limited/);
       await waitFor(() => logsWith(router, 'backend up', (l) => l.backend === 'gamma').length === 1, 60_000, 'gamma up');
-      assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'gamma' })).status, 'ok');
-      assert.equal(logsWith(router, 'backend up', (l) => l.backend === 'alpha').length, 1, 'an unchanged backend keeps its connection');
+      assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'gamma' }, NEW_KEY)).status, 'ok');
+      assert.equal(logsWith(router, 'backend up', (l) => l.backend === 'alpha').length, 1, 'a backend whose rate limit alone changed keeps its connection');
       assert.equal(await metric(mcpUrl, 'centralmcp_router_config_reloads_total{outcome="ok"}'), 1);
     },
   );

@@ -89,6 +89,18 @@ test('API keys apply at once; a change of auth mode waits for a restart', () => 
   assert.equal(none.config.auth, running.auth);
 });
 
+test('trust between warn and enforce on one pins file applies; turning it off waits for a restart', () => {
+  const enforce = config({ trust: { mode: 'enforce', pinsFile: '/pins.json', approveNewBackends: false, relistSeconds: 300 } });
+  const warn = planReload(enforce, config({ trust: { mode: 'warn', pinsFile: '/pins.json', approveNewBackends: false, relistSeconds: 60 } }));
+  assert.deepEqual(warn.change.sectionsChanged, ['trust']);
+  assert.equal(warn.config.trust?.mode, 'warn');
+  const off = planReload(enforce, config({ trust: { mode: 'off', approveNewBackends: false, relistSeconds: 300 } }));
+  assert.deepEqual(off.change.restartRequired, ['trust']);
+  assert.equal(off.config.trust?.mode, 'enforce');
+  const moved = planReload(enforce, config({ trust: { mode: 'enforce', pinsFile: '/other.json', approveNewBackends: false, relistSeconds: 300 } }));
+  assert.deepEqual(moved.change.restartRequired, ['trust']);
+});
+
 test('write rules apply; turning writes on or off waits for a restart', () => {
   const running = config();
   const loaded = config({ writes: { ...WRITES_DEFAULTS, enabled: !WRITES_DEFAULTS.enabled, allow: ['a:*'] } });

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { TRUST_DEFAULTS, WRITES_DEFAULTS } from '../config.defaults';
-import type { AuthConfig, BackendConfig, RouterConfig } from '../config.types';
+import type { AuthConfig, BackendConfig, RouterConfig, TrustConfig } from '../config.types';
 
 /**
  * What a reload changed, by name only: an audit line and a log line carry it, so it never holds a
@@ -24,7 +24,7 @@ export interface ReloadPlan {
 }
 
 /** Sections read once at boot, by what they open: a listener, a file, a connection, a watch. */
-const RESTART_SECTIONS = ['audit', 'discovery', 'rateLimitStore', 'trust'] as const;
+const RESTART_SECTIONS = ['audit', 'discovery', 'rateLimitStore'] as const;
 /** Sections that apply to every call that starts after the reload. */
 const LIVE_SECTIONS = ['policy', 'access', 'rateLimit', 'principalRateLimit'] as const;
 
@@ -46,6 +46,9 @@ export function planReload(running: RouterConfig, loaded: RouterConfig): ReloadP
   const auth = planAuth(running.auth, loaded.auth);
   if (auth === 'applies') sectionsChanged.push('auth');
   if (auth === 'restart') restartRequired.push('auth');
+  const trust = planTrust(running.trust ?? TRUST_DEFAULTS, loaded.trust ?? TRUST_DEFAULTS);
+  if (trust === 'applies') sectionsChanged.push('trust');
+  if (trust === 'restart') restartRequired.push('trust');
   const runningWrites = running.writes ?? WRITES_DEFAULTS;
   const loadedWrites = loaded.writes ?? WRITES_DEFAULTS;
   // Whether invoke_tool is published at all is told to clients at initialize: a restart changes it.
@@ -63,7 +66,7 @@ export function planReload(running: RouterConfig, loaded: RouterConfig): ReloadP
     audit: running.audit,
     discovery: running.discovery,
     rateLimitStore: running.rateLimitStore,
-    trust: running.trust ?? TRUST_DEFAULTS,
+    trust: trust === 'applies' ? loaded.trust : running.trust,
     auth: auth === 'applies' ? loaded.auth : running.auth,
     writes,
   };
@@ -78,6 +81,17 @@ function planAuth(running: AuthConfig | undefined, loaded: AuthConfig | undefine
   if (isDeepStrictEqual(running, loaded)) return 'same';
   if (running?.mode === 'apiKeys' && loaded?.mode === 'apiKeys' && running.allowInsecure === loaded.allowInsecure) return 'applies';
   return 'restart';
+}
+
+/**
+ * Between `warn` and `enforce` on the same pins file, the mode, `approveNewBackends` and
+ * `relistSeconds` apply to the next review and call; turning pins on or off, or another file, takes
+ * a restart (the file is read and watched from boot).
+ */
+function planTrust(running: TrustConfig, loaded: TrustConfig): 'same' | 'applies' | 'restart' {
+  if (isDeepStrictEqual(running, loaded)) return 'same';
+  const on = running.mode !== 'off' && loaded.mode !== 'off';
+  return on && running.pinsFile === loaded.pinsFile ? 'applies' : 'restart';
 }
 
 function diffBackends(
