@@ -9,7 +9,7 @@ import { CONFIG_LOADER } from '../config/config.tokens';
 import type { RouterConfig } from '../config/config.types';
 import { planReload } from '../config/domain/reload-plan';
 import { METRICS_PREFIX, METRICS_REGISTRY } from '../metrics/metrics.tokens';
-import { ConfigWatch } from './config-watch';
+import { ConfigWatch } from '../config/config-watch';
 
 /** How a reload was asked for: SIGHUP, or a change of the watched file. */
 export type ReloadTrigger = 'signal' | 'file';

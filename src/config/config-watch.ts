@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { errnoCode, messageOf } from '../common/thrown';
 import { outsideRequest } from '../common/request-context';
+import { errnoCode, messageOf } from '../common/thrown';
 
 /**
  * Events of one save come in bursts (an editor's write and rename, Kubernetes' swap of `..data`):
@@ -68,6 +68,7 @@ export class ConfigWatch {
     try {
       return readFileSync(this.path, 'utf8');
     } catch {
+      // Not an error to report: unreadable now is what the next event or the reload will say.
       return undefined;
     }
   }
