@@ -92,8 +92,10 @@ describe('SIGHUP reloads the config file', () => {
 
       // alpha now serves one synthetic tool more; beta goes; gamma comes.
       writeFileSync(router.configFile, yaml(['backends:'], fault(dir, 'alpha', ['--tools', '1']), fault(dir, 'gamma')));
+      const bootLoaded = (await metric(mcpUrl, 'centralmcp_router_config_last_reload_success_timestamp_seconds'))!;
       router.child.kill('SIGHUP');
       await waitFor(() => logsWith(router, 'config reloaded').length === 1, 60_000, 'config reloaded');
+      assert.ok((await metric(mcpUrl, 'centralmcp_router_config_last_reload_success_timestamp_seconds'))! > bootLoaded);
       const reloaded = logsWith(router, 'config reloaded')[0];
       assert.deepEqual(
         { trigger: reloaded.trigger, added: reloaded.backendsAdded, removed: reloaded.backendsRemoved, changed: reloaded.backendsChanged },
