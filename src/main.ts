@@ -8,8 +8,8 @@ import { errnoCode } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { LifecycleService } from './lifecycle/lifecycle.service';
-import { ReloadService } from './reload/reload.service';
 import { moveOpsPathsOffMainPort } from './ops-port';
+import { ReloadService } from './reload/reload.service';
 
 /**
  * Bound of `app.close()` after the drain: closing backends waits for every stdio process group to
@@ -105,7 +105,7 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
 }
 
 /**
- * SIGHUP reloads the config file (docs/architecture.md, config reload); a router shutting down
+ * SIGHUP reloads the config file (architecture §3.1); a router shutting down
  * ignores it. Listened to as soon as the app exists, before it listens: Node's default for SIGHUP
  * would end the process.
  *

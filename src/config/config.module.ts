@@ -3,11 +3,11 @@ import { loadConfig } from './config.loader';
 import { ConfigService } from './config.service';
 import {
   ACCESS_CONFIG,
-  CONFIG_LOADER,
   AUDIT_CONFIG,
   AUTH_CONFIG,
   BACKENDS_CONFIG,
   BUDGET_CONFIG,
+  CONFIG_LOADER,
   CURSOR_CONFIG,
   DISCOVERY_CONFIG,
   HTTP_CONFIG,

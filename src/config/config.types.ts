@@ -141,7 +141,7 @@ export type WritesConfig = WithDefaults<WritesDto, typeof WRITES_DEFAULTS>;
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
-/** The file a loaded config came from, so a reload reads it again (docs/architecture.md, config reload). */
+/** The file a loaded config came from, so a reload reads it again (architecture §3.1). */
 export interface ConfigSource {
   /** Absolute path of the config file. */
   path: string;

@@ -18,7 +18,7 @@ export type ReloadOutcome = 'ok' | 'failed';
 const OUTCOMES: readonly ReloadOutcome[] = ['ok', 'failed'];
 
 /**
- * Reloads the config file without a restart (docs/architecture.md, config reload): on SIGHUP, and
+ * Reloads the config file without a restart (architecture §3.1): on SIGHUP, and
  * on a change of the file when `CENTRALMCP_ROUTER_WATCH_CONFIG` is on. The new file is loaded and
  * validated whole, exactly as at boot; an invalid one changes nothing (the running config stays,
  * its problems are logged, readiness is untouched). A valid one is applied in one turn through
