@@ -158,6 +158,29 @@ describe('SIGHUP reloads the config file', () => {
       assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'gamma' })).status, 'ok', 'the running config still serves');
     },
   );
+
+  test('a section that needs a restart is named and left as running; the rest of the file applies', { timeout: 120_000 }, async () => {
+    const pins = join(dir, 'pins.json');
+    writeFileSync(
+      router.configFile,
+      yaml(
+        ['backends:'],
+        fault(dir, 'alpha', ['--tools', '1']),
+        fault(dir, 'gamma'),
+        [`trust: { mode: enforce, pinsFile: ${JSON.stringify(pins)} }`],
+        ['policy:', '  readOnly:', '    deny: ["gamma:sleep"]'],
+      ),
+    );
+    router.child.kill('SIGHUP');
+    await waitFor(() => logsWith(router, 'config reloaded').length === 2, 60_000, 'config reloaded');
+    const reloaded = logsWith(router, 'config reloaded')[1];
+    assert.deepEqual({ sections: reloaded.sectionsChanged, restart: reloaded.restartRequired }, { sections: ['policy'], restart: ['trust'] });
+    assert.deepEqual(logsWith(router, 'config changes that apply only at the next start')[0]?.sections, ['trust']);
+    // Pins are not turned on by a reload: an unpinned tool is still callable; the policy applied.
+    assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'fast', server: 'gamma' })).status, 'ok');
+    assert.equal((await callTool(mcpUrl, 'invoke_read_tool', { name: 'sleep', server: 'gamma', arguments: { ms: 1 } })).status, 'blocked');
+    assert.equal(await metric(mcpUrl, 'centralmcp_router_config_reloads_total{outcome="ok"}'), 2);
+  });
 });
 
 const sha = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
