@@ -35,6 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'answers', 'metrics', 'access', 'audit', 'lifecycle', 'trust'],
   mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
+  reload: ['common', 'config', 'metrics', 'audit'],
 };
 
 interface SourceFile {

@@ -55,6 +55,10 @@ export class BackendConnection {
   private reflected = 0;
   /** Calls waiting for the catalog to reflect an announcement; each checks whether it may go on. */
   private readonly settleWaiters = new Set<() => void>();
+  /** Calls sent and not yet answered, and who waits for them to be none (a retiring connection). */
+  private inFlight = 0;
+  private onIdle: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
 
   constructor(
     readonly config: BackendConfig,
@@ -98,6 +102,7 @@ export class BackendConnection {
     // The hot path: one channel, no branch here. What a failure says about the connection (lost,
     // suspect) reaches supervision through the channel's events, before the call rejects.
     const timeoutMs = this.config.timeoutMs;
+    this.inFlight++;
     try {
       return await session.channel.call({ tool, arguments: args, timeoutMs });
     } catch (err) {
@@ -105,6 +110,8 @@ export class BackendConnection {
       // The backend's own text never reaches the message (it may echo arguments); debug only.
       this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: error.message });
       throw error;
+    } finally {
+      if (--this.inFlight === 0) this.onIdle?.();
     }
   }
 
@@ -138,8 +145,13 @@ export class BackendConnection {
     });
   }
 
-  /** Stops supervision and closes the connection; a stdio backend's process group is gone after. */
-  async stop(): Promise<void> {
+  /** Stops supervision and closes the connection; a stdio backend's process group is gone after. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  private async stopNow(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
@@ -148,6 +160,25 @@ export class BackendConnection {
     this.wakeSettleWaiters();
     if (this.session) await this.closeSession(this.session, 'shutdown');
     await this.attemptInFlight;
+  }
+
+  /**
+   * Closes the connection once the calls sent on it have their answers (each is bounded by the
+   * backend's timeoutMs): a reload removed or replaced this backend, so nothing new reaches it, and
+   * it neither reconnects nor publishes tools from now on. Resolves when it is closed.
+   */
+  async retire(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.refresher.stop();
+    this.wakeSettleWaiters();
+    if (this.inFlight > 0) {
+      this.logger.log({ msg: 'backend retiring: finishing its calls', backend: this.name, calls: this.inFlight });
+      await new Promise<void>((resolve) => (this.onIdle = resolve));
+    }
+    await this.stop();
+    this.logger.log({ msg: 'backend retired', backend: this.name });
   }
 
   /** Synchronous last resort for the router's `exit` event: SIGKILL a stdio child's group. */

@@ -4,6 +4,7 @@ import { AuditService } from '../audit/audit.service';
 import type { Entrypoint } from '../common/call-status';
 import type { Principal } from '../common/principal';
 import { requestContext } from '../common/request-context';
+import { ConfigService } from '../config/config.service';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -30,15 +31,22 @@ export interface CallRecord {
  */
 @Injectable()
 export class CallRecordService {
-  /** Configured backend names: the only `backend` values metrics and audit take from an answer. */
-  private readonly backendNames: ReadonlySet<string>;
+  /**
+   * Backend names configured since boot: the only `backend` values metrics and audit take from an
+   * answer. A backend a reload removed stays, so its calls still in flight are recorded by name.
+   */
+  private readonly backendNames: Set<string>;
 
   constructor(
     private readonly metrics: MetricsService,
     private readonly audit: AuditService,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
+    configs: ConfigService,
   ) {
     this.backendNames = new Set(backendConfigs.map((b) => b.name));
+    configs.onReload((next) => {
+      for (const backend of next.backends) this.backendNames.add(backend.name);
+    });
   }
 
   /** Label values come from closed sets: `server` is a configured backend or "none". */

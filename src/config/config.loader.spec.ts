@@ -304,3 +304,8 @@ test('trust: the pins file is relative to the config file, and a bad mode is nam
     problems.join('; '),
   );
 });
+
+test('a loaded config names its file and whether to watch it, so a reload can read it again', () => {
+  assert.deepEqual(load(minimal, { DOCS_TOKEN: 't' }).source, { path: '/etc/router/config.yaml', watch: false });
+  assert.deepEqual(load(minimal, { DOCS_TOKEN: 't', CENTRALMCP_ROUTER_WATCH_CONFIG: 'true' }).source, { path: '/etc/router/config.yaml', watch: true });
+});

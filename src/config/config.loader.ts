@@ -83,6 +83,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
     logLevel: settings.logLevel,
     lifecycle: settings.lifecycle,
     ...config,
+    source: { path, watch: settings.watchConfig },
   };
 }
 

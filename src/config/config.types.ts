@@ -141,6 +141,14 @@ export type WritesConfig = WithDefaults<WritesDto, typeof WRITES_DEFAULTS>;
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
+/** The file a loaded config came from, so a reload reads it again (architecture §3.1). */
+export interface ConfigSource {
+  /** Absolute path of the config file. */
+  path: string;
+  /** `CENTRALMCP_ROUTER_WATCH_CONFIG`: a change of the file reloads it, as SIGHUP does. */
+  watch: boolean;
+}
+
 export interface RouterConfig {
   http: HttpConfig;
   budgets: BudgetConfig;
@@ -171,6 +179,8 @@ export interface RouterConfig {
   trust?: TrustConfig;
   /** Optional (default: disabled); read it through WRITES_CONFIG. */
   writes?: WritesConfig;
+  /** Set by the loader; a config built in code has none, and nothing to reload. */
+  source?: ConfigSource;
 }
 
 /** Rate limiting's slice (architecture §7): the global and per-principal buckets. A backend's own bucket is in its BackendConfig. */

@@ -56,6 +56,16 @@ export class RegistryService {
   }
 
   /**
+   * Takes a backend out of the catalog (a reload removed it from the config): its tools leave
+   * resolution and discovery, and listeners see it replaced by no tools, in the same turn.
+   */
+  removeBackend(backend: string): void {
+    if (!this.byBackend.has(backend)) return;
+    this.replaceTools(backend, []);
+    this.byBackend.delete(backend);
+  }
+
+  /**
    * Calls `listener` with a backend's tools each time they are replaced, in the same turn, so a
    * module that derives state from the catalog (the search index) or judges tools (trust pins)
    * has done so before any reader sees them. A listener that subscribes after catalogs arrived

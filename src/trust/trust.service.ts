@@ -4,6 +4,7 @@ import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
 import { messageOf } from '../common/thrown';
+import { ConfigService } from '../config/config.service';
 import { TRUST_CONFIG } from '../config/config.tokens';
 import type { TrustConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -61,14 +62,25 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   private relistTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    @Inject(TRUST_CONFIG) private readonly config: TrustConfig,
+    @Inject(TRUST_CONFIG) private config: TrustConfig,
     private readonly registry: RegistryService,
     private readonly backends: BackendsService,
     private readonly metrics: MetricsService,
     private readonly audit: AuditService,
+    configs: ConfigService,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     if (config.mode === 'off' || config.pinsFile === undefined) return;
+    // A reload keeps the pins file and pins on (else it takes a restart): the mode and the re-list
+    // period apply to the next call and review.
+    configs.onReload((next) => {
+      const trust = next.trust;
+      if (trust === undefined || trust === this.config) return;
+      const relist = trust.relistSeconds !== this.config.relistSeconds;
+      this.config = trust;
+      // Reloads come after the boot (SIGHUP and the watch start with the app), so the timer runs already.
+      if (relist) this.startRelist();
+    });
     // A pins file that cannot be read or parsed stops the boot: enforcing nothing would be silent.
     const read = readPinsFile(config.pinsFile);
     this.doc = read.doc;
@@ -85,8 +97,14 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
       watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, () => this.syncFromDisk());
       this.watching = true;
     }
+    this.startRelist();
+  }
+
+  /** Started at boot (and again at a reload), outside any request, so re-lists never run in a caller's context. */
+  private startRelist(): void {
+    if (this.relistTimer) clearInterval(this.relistTimer);
+    this.relistTimer = undefined;
     if (this.config.relistSeconds <= 0) return;
-    // Started at boot, outside any request, so the re-lists never run in a caller's context.
     this.relistTimer = setInterval(() => this.backends.relistAll(), this.config.relistSeconds * 1000);
     this.relistTimer.unref();
   }

@@ -21,6 +21,8 @@ export const msgOf = (line: LogLine): unknown => line.message;
 /** The built router (`node dist-test/src/main.js`, the tests' own build) as its own process, as an operator runs it. */
 export interface SpawnedRouter {
   child: ChildProcess;
+  /** The config file it was started with (a test may rewrite it and reload). */
+  configFile: string;
   logs: LogLine[];
   /** stderr and any stdout line that is not JSON. */
   other(): string;
@@ -76,6 +78,7 @@ export function spawnRouter(
   });
   return {
     child,
+    configFile,
     logs,
     other: () => other,
     exited,

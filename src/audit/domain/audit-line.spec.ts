@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { auditLine, authFailureLine, trustLine, type AuditEvent } from './audit-line';
+import { auditLine, authFailureLine, reloadLine, trustLine, type AuditEvent } from './audit-line';
 
 /** A written line read back as the JSON object it is. */
 const fields = (line: string) => JSON.parse(line) as Record<string, unknown>;
@@ -100,4 +100,23 @@ test('every line has a level, as log lines do: calls at info, a refused credenti
   assert.equal(fields(trustLine({ ...trust, action: 'quarantine', reason: 'changed' }, 0)).level, 'warn');
   assert.equal(fields(trustLine({ ...trust, action: 'approve' }, 0)).level, 'info');
   assert.equal(fields(trustLine({ ...trust, action: 'release' }, 0)).level, 'info');
+});
+
+test('an applied reload is a `config_reload` line naming what changed, nothing more', () => {
+  const line = fields(
+    reloadLine(
+      { trigger: 'signal', backendsAdded: ['b'], backendsRemoved: [], backendsChanged: ['c'], sectionsChanged: ['auth'], restartRequired: ['audit'] },
+      0,
+    ),
+  );
+  assert.deepEqual(line, {
+    time: '1970-01-01T00:00:00.000Z',
+    kind: 'config_reload',
+    trigger: 'signal',
+    backendsAdded: ['b'],
+    backendsRemoved: [],
+    backendsChanged: ['c'],
+    sectionsChanged: ['auth'],
+    restartRequired: ['audit'],
+  });
 });

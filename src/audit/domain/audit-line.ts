@@ -110,6 +110,35 @@ export function trustLine(event: TrustAuditEvent, timeMs: number): string {
   });
 }
 
+/**
+ * A config reload that was applied: what it changed, by name only (backends, and sections of the
+ * file), never a value. `trigger` is how it was asked for: `signal` (SIGHUP) or `file` (the watch).
+ */
+export interface ReloadAuditEvent {
+  trigger: 'signal' | 'file';
+  backendsAdded: readonly string[];
+  backendsRemoved: readonly string[];
+  backendsChanged: readonly string[];
+  sectionsChanged: readonly string[];
+  /** Changed in the file, applied only at the next start. */
+  restartRequired: readonly string[];
+}
+
+/** The JSON line for an applied config reload. */
+export function reloadLine(event: ReloadAuditEvent, timeMs: number): string {
+  const names = (list: readonly string[]) => list.map((name) => name.slice(0, MAX_BACKEND_CHARS));
+  return JSON.stringify({
+    time: new Date(timeMs).toISOString(),
+    kind: 'config_reload',
+    trigger: event.trigger,
+    backendsAdded: names(event.backendsAdded),
+    backendsRemoved: names(event.backendsRemoved),
+    backendsChanged: names(event.backendsChanged),
+    sectionsChanged: names(event.sectionsChanged),
+    restartRequired: names(event.restartRequired),
+  });
+}
+
 /** The JSON line for a request refused at authentication. */
 export function authFailureLine(event: AuthFailureEvent, timeMs: number): string {
   return JSON.stringify({
