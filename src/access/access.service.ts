@@ -3,7 +3,7 @@ import type { Principal } from '../common/principal';
 import { ACCESS_CONFIG, AUTH_CONFIG } from '../config/config.tokens';
 import type { AccessConfig, AuthConfig, AuthMode } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
-import { compileAccess, mayCall, mayWrite, type CompiledAccess } from './domain/access-policy';
+import { compileAccess, mayCall, mayUseBackend, mayWrite, type CompiledAccess } from './domain/access-policy';
 
 /**
  * Who may see and call what (architecture §10), with the rules compiled once at boot. One function
@@ -28,6 +28,11 @@ export class AccessService {
   /** Whether `principal` may see and call a catalog tool. */
   mayCallTool(principal: Principal, tool: Pick<CatalogTool, 'backend' | 'name'>): boolean {
     return this.mayCall(principal, tool.backend, tool.name);
+  }
+
+  /** Whether `principal` may list and use `backend`'s resources and prompts (architecture §16). */
+  mayUseOfferings(principal: Principal, backend: string): boolean {
+    return mayUseBackend(principal, backend, this.compiled, this.mode);
   }
 
   /** Whether `principal` may call a catalog tool through `invoke_tool` (the write path). */

@@ -3,9 +3,11 @@ import { CLOCK, type Clock, systemClock } from '../common/clock';
 import { RouterError } from '../common/router-error';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
+import { OfferingCatalog } from '../registry/offering-catalog.service';
 import { RegistryService } from '../registry/registry.service';
 import { BackendConnection } from './backend-connection';
 import type { BackendState, BackendToolResult } from './backends.types';
+import type { OfferingRequest } from './channels/backend-channel';
 import { DEFAULT_BACKOFF } from './domain/backoff';
 
 /** Debounce of `tools/list_changed` refreshes. */
@@ -28,10 +30,11 @@ export class BackendsService implements OnApplicationShutdown {
   constructor(
     @Inject(BACKENDS_CONFIG) configs: BackendConfig[],
     registry: RegistryService,
+    offerings: OfferingCatalog,
     // Optional: the app may not provide a clock; supervision only needs real time then.
     @Optional() @Inject(CLOCK) clock: Clock = systemClock,
   ) {
-    const deps = { registry, backoff: DEFAULT_BACKOFF, refreshDebounceMs: REFRESH_DEBOUNCE_MS, now: () => clock.now() };
+    const deps = { registry, offerings, backoff: DEFAULT_BACKOFF, refreshDebounceMs: REFRESH_DEBOUNCE_MS, now: () => clock.now() };
     this.connections = new Map(configs.map((config) => [config.name, new BackendConnection(config, deps)]));
   }
 
@@ -75,6 +78,16 @@ export class BackendsService implements OnApplicationShutdown {
     const connection = this.connections.get(backend);
     if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
     return connection.callTool(tool, args);
+  }
+
+  /**
+   * One request about a backend's resources or prompts (architecture §16), in the backend's own
+   * names and URIs. Rejects with RouterError as {@link callTool} does.
+   */
+  async request(backend: string, request: OfferingRequest): Promise<Record<string, unknown>> {
+    const connection = this.connections.get(backend);
+    if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
+    return connection.request(request);
   }
 
   /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANONYMOUS, type Principal } from '../../common/principal';
-import { compileAccess, mayCall, mayWrite } from './access-policy';
+import { compileAccess, mayCall, mayUseBackend, mayWrite } from './access-policy';
 
 const alice: Principal = { id: 'alice', groups: ['readers'] };
 const ivan: Principal = { id: 'ivan', groups: ['readers', 'interns'] };
@@ -69,4 +69,17 @@ test('write permission is separate from read permission, decided by the same fir
   assert.equal(mayWrite(alice, 'files', 'write_file', rules, 'apiKeys'), false, 'a rule without write grants no write');
   assert.equal(mayWrite(ANONYMOUS, 'files', 'write_file', compileAccess(undefined), 'none'), true);
   assert.equal(mayWrite(ANONYMOUS, 'files', 'write_file', compileAccess(undefined), 'jwt'), false);
+});
+
+test("a backend's resources and prompts are the caller's only when its rule allows every tool of that backend", () => {
+  const whole = compileAccess([
+    { groups: ['readers'], allow: ['files:*', 'everything:get-*', 'team-*:*'] },
+    { groups: ['all'], allow: ['*'] },
+  ]);
+  assert.equal(mayUseBackend(alice, 'files', whole, 'apiKeys'), true);
+  assert.equal(mayUseBackend(alice, 'team-x', whole, 'apiKeys'), true);
+  assert.equal(mayUseBackend(alice, 'everything', whole, 'apiKeys'), false, 'some tools of a backend are not the whole backend');
+  assert.equal(mayUseBackend({ id: 'x', groups: ['all'] }, 'everything', whole, 'apiKeys'), true);
+  assert.equal(mayUseBackend(nobody, 'files', whole, 'apiKeys'), false);
+  assert.equal(mayUseBackend(ANONYMOUS, 'files', compileAccess(undefined), 'none'), true);
 });
