@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { OfferingMethods } from '../src/mcp/offering-methods';
 import { until, waitFor } from './support/backend-processes';
 import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
 import { deltas, scrapeMetrics } from './support/metrics';
@@ -255,8 +256,11 @@ describe('backend resources and prompts through /mcp, by two principals with dif
     assert.equal((await modern(CAROL_KEY, 'resources/read', { uri }, uri)).error?.code, -32002);
   });
 
-  test("a backend's resources/list_changed makes the router list again", async () => {
+  test("a backend's resources/list_changed makes the router list again and tell front ends that keep a stream", async () => {
     const alice = await connect(ALICE_KEY);
+    // What a front end with a stream (stdio) forwards; the stateless HTTP endpoint keeps none.
+    const told: string[] = [];
+    router.app.get(OfferingMethods).onListChanged((method) => told.push(method));
     const count = async () => {
       const first = await alice.listResources();
       const second = first.nextCursor ? await alice.listResources({ cursor: first.nextCursor }) : { resources: [] };
@@ -266,6 +270,8 @@ describe('backend resources and prompts through /mcp, by two principals with dif
     const added = await alice.callTool({ name: 'invoke_read_tool', arguments: { name: 'add_resource', server: 'fixture' } });
     assert.equal((added.structuredContent as { status: string }).status, 'ok');
     await until(async () => (await count()) === initial + 1, 30_000, 'the added resource in the listing');
+    assert.ok(told.includes('notifications/resources/list_changed'));
+    assert.ok(!told.includes('notifications/prompts/list_changed'), 'only the kind that changed');
     const read = await alice.readResource({ uri: `centralmcp://fixture/fixture://item/150` });
     assert.equal(textOf(read.contents[0]), 'contents of fixture://item/150');
   });
