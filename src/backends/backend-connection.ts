@@ -198,13 +198,17 @@ export class BackendConnection {
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
       this.publish(tools, through);
+      // The first listing of resources and prompts is part of connecting, within the same deadline,
+      // so a client served once the backend is up sees them. A failed listing is logged, not fatal.
+      await this.offerings.connected(session.channel, remaining);
+      if (session.closed) throw new Error('connection closed while listing resources and prompts');
+      if (this.stopped || this.session !== session) return;
       this.status = 'up';
       this.upSinceMs = this.deps.now();
       this.lastError = undefined;
       this.lastWarnedFailure = undefined;
       this.logger.log({ msg: 'backend up', backend: this.name, transport: this.config.transport, tools: this.toolCount, restarts: this.restarts });
       if (session.listChangedEarly) this.refresher.request();
-      this.offerings.connected(session.channel);
     } catch (err) {
       if (this.stopped || this.session !== session) return;
       this.status = 'down';

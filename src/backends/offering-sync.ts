@@ -31,16 +31,19 @@ export class OfferingSync {
     private readonly timeoutMs: number,
     debounceMs: number,
   ) {
-    this.runner = new CoalescingRunner(debounceMs, () => this.listPending());
+    this.runner = new CoalescingRunner(debounceMs, () => this.listPending(() => this.timeoutMs));
   }
 
-  /** A channel is up: record what it declares and list every declared kind. */
-  connected(channel: BackendChannel): void {
+  /**
+   * A channel has connected: record what it declares and list every declared kind, each page
+   * within `pageTimeoutMs()`. Resolves when done; a failed listing is logged, never thrown.
+   */
+  connected(channel: BackendChannel, pageTimeoutMs: () => number): Promise<void> {
     this.channel = channel;
     const declared = channel.offerings();
     this.catalog.setCapabilities(this.backend, declared);
     for (const kind of OFFERING_KINDS) if (declared[capabilityOf(kind)]) this.pending.add(kind);
-    if (this.pending.size > 0) void this.listPending();
+    return this.pending.size > 0 ? this.listPending(pageTimeoutMs) : Promise.resolve();
   }
 
   /** The backend announced a change of `resources` (and so of its templates) or of `prompts`. */
@@ -62,7 +65,7 @@ export class OfferingSync {
     this.runner.stop();
   }
 
-  private async listPending(): Promise<void> {
+  private async listPending(pageTimeoutMs: () => number): Promise<void> {
     const channel = this.channel;
     if (!channel) return;
     const kinds = [...this.pending].filter((kind) => this.catalog.declares(this.backend, kind));
@@ -71,7 +74,7 @@ export class OfferingSync {
       const { method, field } = LISTINGS[kind];
       try {
         const entries = await collectToolPages(async (cursor) => {
-          const page = await channel.request(cursor === undefined ? { method } : { method, cursor }, this.timeoutMs);
+          const page = await channel.request(cursor === undefined ? { method } : { method, cursor }, pageTimeoutMs());
           const items = page[field];
           const next = page.nextCursor;
           return { tools: Array.isArray(items) ? (items as unknown[]) : [], ...(typeof next === 'string' ? { nextCursor: next } : {}) };
