@@ -11,6 +11,7 @@ import type { BudgetConfig } from '../config/config.types';
 import { argumentsDigest } from '../cursor/domain/canonical';
 import type { CursorBinding } from '../cursor/domain/cursor-codec';
 import { CursorService } from '../cursor/cursor.service';
+import type { Position } from '../cursor/domain/position';
 import { MetricsService } from '../metrics/metrics.service';
 import { originOfName, originOfUri, type OfferingKind, type PublishedOffering, publishedUri } from '../registry/domain/offerings';
 import { OfferingCatalog } from '../registry/offering-catalog.service';
@@ -89,13 +90,13 @@ export class OfferingsService {
         { principal, started, argsDigest: digest, bytes },
       );
     const binding: CursorBinding = { backend: origin.backend, tool: READ_RESOURCE, argsDigest: digest, principal: principal.id };
-    let from;
+    let from: Position | undefined;
     if (cursor !== undefined) {
       const verdict = this.cursors.check(cursor, binding);
       if (!verdict.ok) {
         this.metrics.recordCursorRejected(verdict.reason);
         record('invalid_cursor', 0);
-        return { ok: false, kind: 'invalid_params', message: `Invalid params: ${cursorRefusal(verdict.reason).message.replace('call again', 'read again')}` };
+        return { ok: false, kind: 'invalid_params', message: `Invalid params: ${cursorRefusal(verdict.reason).message}` };
       }
       from = verdict.position;
     }
@@ -103,7 +104,7 @@ export class OfferingsService {
     if (outcome.kind === 'failed') return this.failed(outcome.error, (status) => record(status, 0));
     const contents = Array.isArray(outcome.result.contents) ? (outcome.result.contents.filter(isJsonObject) as ResourceContents[]) : [];
     const issuer = {
-      issue: (position: Parameters<CursorService['issue']>[1]) => {
+      issue: (position: Position) => {
         this.metrics.recordCursorIssued();
         return this.cursors.issue(binding, position);
       },
