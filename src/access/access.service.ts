@@ -4,7 +4,7 @@ import { ConfigService } from '../config/config.service';
 import { ACCESS_CONFIG, AUTH_CONFIG } from '../config/config.tokens';
 import type { AccessConfig, AuthConfig, AuthMode } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
-import { compileAccess, mayCall, mayUseBackend, mayWrite, type CompiledAccess } from './domain/access-policy';
+import { compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite, type CompiledAccess } from './domain/access-policy';
 
 /**
  * Who may see and call what (architecture §10), with the rules compiled at boot and again at each
@@ -36,6 +36,11 @@ export class AccessService {
   /** Whether some rule of `principal`'s opens any tool of `backend` (for a server with no catalog to judge by). */
   mayUseBackend(principal: Principal, backend: string): boolean {
     return mayUseBackend(principal, backend, this.compiled, this.mode);
+  }
+
+  /** Whether `principal` may list and use `backend`'s resources and prompts (architecture §16). */
+  mayUseOfferings(principal: Principal, backend: string): boolean {
+    return mayUseWholeBackend(principal, backend, this.compiled, this.mode);
   }
 
   /** Whether `principal` may call a catalog tool through `invoke_tool` (the write path). */

@@ -1,18 +1,21 @@
 import { Logger } from '@nestjs/common';
 import { outsideRequest } from '../common/request-context';
 import type { BackendConfig } from '../config/config.types';
+import type { OfferingCatalog } from '../registry/offering-catalog.service';
 import type { RegistryService } from '../registry/registry.service';
 import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
-import type { BackendChannel, ChannelCloseReason } from './channels/backend-channel';
+import type { BackendChannel, ChannelCloseReason, OfferingRequest } from './channels/backend-channel';
 import { openChannel } from './channels/open-channel';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
 import { backendFailure, toRouterError } from './domain/backend-failures';
 import { type ListedTool, toCatalogTools } from './domain/catalog';
 import { PROBE_TIMEOUT_MS } from './domain/limits';
+import { OfferingSync } from './offering-sync';
 
 export interface ConnectionDeps {
   registry: RegistryService;
+  offerings: OfferingCatalog;
   backoff: BackoffPolicy;
   /** Delay between a `tools/list_changed` notification and the refresh it causes. */
   refreshDebounceMs: number;
@@ -37,6 +40,7 @@ interface Session {
 export class BackendConnection {
   private readonly logger = new Logger(BackendConnection.name);
   private readonly refresher: CoalescingRunner;
+  private readonly offerings: OfferingSync;
   private status: BackendStatus = 'connecting';
   private restarts = 0;
   private toolCount = 0;
@@ -65,6 +69,7 @@ export class BackendConnection {
     private readonly deps: ConnectionDeps,
   ) {
     this.refresher = new CoalescingRunner(deps.refreshDebounceMs, () => this.refreshCatalog());
+    this.offerings = new OfferingSync(config.name, deps.offerings, config.timeoutMs, deps.refreshDebounceMs);
   }
 
   get name(): string {
@@ -115,6 +120,23 @@ export class BackendConnection {
     }
   }
 
+  /**
+   * One request about the backend's resources or prompts (architecture §16), within its timeoutMs;
+   * fails at once while it is not up, as a tool call does.
+   */
+  async request(request: OfferingRequest): Promise<Record<string, unknown>> {
+    const session = this.session;
+    if (this.status !== 'up' || !session) throw backendFailure.notConnected(this.name);
+    const timeoutMs = this.config.timeoutMs;
+    try {
+      return await session.channel.request(request, timeoutMs);
+    } catch (err) {
+      const error = toRouterError(err, this.name, timeoutMs);
+      this.logger.debug({ msg: 'backend request failed', backend: this.name, method: request.method, code: error.code, detail: error.message });
+      throw error;
+    }
+  }
+
   /** Lists the tools again (debounced with `list_changed` refreshes); nothing while not up. */
   requestRefresh(): void {
     if (this.status === 'up' && !this.stopped) this.refresher.request();
@@ -156,6 +178,7 @@ export class BackendConnection {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.refresher.stop();
+    this.offerings.stop();
     this.status = 'down';
     this.wakeSettleWaiters();
     if (this.session) await this.closeSession(this.session, 'shutdown');
@@ -206,6 +229,11 @@ export class BackendConnection {
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
       this.publish(tools, through);
+      // The first listing of resources and prompts is part of connecting, within the same deadline,
+      // so a client served once the backend is up sees them. A failed listing is logged, not fatal.
+      await this.offerings.connected(session.channel, remaining);
+      if (session.closed) throw new Error('connection closed while listing resources and prompts');
+      if (this.stopped || this.session !== session) return;
       this.status = 'up';
       this.upSinceMs = this.deps.now();
       this.lastError = undefined;
@@ -238,6 +266,10 @@ export class BackendConnection {
         onLost: (reason) => outsideRequest(() => this.onLost(session, reason)),
         onSuspect: () => outsideRequest(() => void this.probe(session)),
         onListChanged: () => outsideRequest(() => this.onToolListChanged(session)),
+        onOfferingsChanged: (kind) =>
+          outsideRequest(() => {
+            if (this.session === session && this.status === 'up') this.offerings.changed(kind);
+          }),
         // A 2026 listing's ttlMs ran out: list again, without making calls wait for it.
         onStale: () =>
           outsideRequest(() => {
@@ -274,6 +306,7 @@ export class BackendConnection {
     if (this.session !== session || this.status !== 'up' || this.stopped) return;
     this.status = 'down';
     this.lastError = reason;
+    this.offerings.disconnected();
     this.wakeSettleWaiters();
     this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
     // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).

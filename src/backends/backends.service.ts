@@ -5,10 +5,12 @@ import { ConfigService } from '../config/config.service';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import { needsNewConnection } from '../config/domain/reload-plan';
+import { OfferingCatalog } from '../registry/offering-catalog.service';
 import { RegistryService } from '../registry/registry.service';
 import { BackendConnection, type ConnectionDeps } from './backend-connection';
 import type { BackendState, BackendToolResult } from './backends.types';
 import { backendFailure } from './domain/backend-failures';
+import type { OfferingRequest } from './channels/backend-channel';
 import { DEFAULT_BACKOFF } from './domain/backoff';
 
 /** Debounce of `tools/list_changed` refreshes. */
@@ -38,11 +40,12 @@ export class BackendsService implements OnApplicationShutdown {
   constructor(
     @Inject(BACKENDS_CONFIG) configs: BackendConfig[],
     private readonly registry: RegistryService,
+    private readonly offerings: OfferingCatalog,
     runningConfig: ConfigService,
     // Optional: the app may not provide a clock; supervision only needs real time then.
     @Optional() @Inject(CLOCK) clock: Clock = systemClock,
   ) {
-    this.deps = { registry, backoff: DEFAULT_BACKOFF, refreshDebounceMs: REFRESH_DEBOUNCE_MS, now: () => clock.now() };
+    this.deps = { registry, offerings, backoff: DEFAULT_BACKOFF, refreshDebounceMs: REFRESH_DEBOUNCE_MS, now: () => clock.now() };
     for (const config of configs) this.connections.set(config.name, new BackendConnection(config, this.deps));
     runningConfig.onReload((next) => this.reconfigure(next.backends));
   }
@@ -58,6 +61,7 @@ export class BackendsService implements OnApplicationShutdown {
       this.connections.delete(name);
       // Its tools leave the catalog now: no new call may resolve to a backend that is going.
       this.registry.removeBackend(name);
+      this.offerings.removeBackend(name);
       this.retire(connection);
     }
     const next = new Map<string, BackendConnection>();
@@ -133,6 +137,16 @@ export class BackendsService implements OnApplicationShutdown {
     const connection = this.connections.get(backend);
     if (!connection) return new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
     return connection.state().status === 'up' ? undefined : backendFailure.notConnected(backend);
+  }
+
+  /**
+   * One request about a backend's resources or prompts (architecture §16), in the backend's own
+   * names and URIs. Rejects with RouterError as {@link callTool} does.
+   */
+  async request(backend: string, request: OfferingRequest): Promise<Record<string, unknown>> {
+    const connection = this.connections.get(backend);
+    if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
+    return connection.request(request);
   }
 
   /**

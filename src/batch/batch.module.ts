@@ -11,12 +11,13 @@ import { TrustModule } from '../trust/trust.module';
 import { BackendCallService } from './backend-call.service';
 import { BatchService } from './batch.service';
 import { CallRecordService } from './call-record.service';
+import { OfferingsService } from './offerings.service';
 import { ToolResolutionService } from './tool-resolution.service';
 import { WriteService } from './write.service';
 
 @Module({
   imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule],
-  providers: [BatchService, WriteService, ToolResolutionService, BackendCallService, CallRecordService],
-  exports: [BatchService, WriteService],
+  providers: [BatchService, WriteService, ToolResolutionService, BackendCallService, CallRecordService, OfferingsService],
+  exports: [BatchService, WriteService, OfferingsService],
 })
 export class BatchModule {}

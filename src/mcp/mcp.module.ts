@@ -8,11 +8,12 @@ import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
+import { OfferingMethods } from './offering-methods';
 import { PublishedSurface } from './published-surface';
 
 @Module({
   imports: [BatchModule, DiscoveryModule, AuthModule, AuditModule, MetricsModule],
   controllers: [McpController],
-  providers: [McpService, PublishedSurface, LegacyEra, ModernEra],
+  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, OfferingMethods],
 })
 export class McpModule {}

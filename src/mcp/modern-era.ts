@@ -4,6 +4,7 @@ import { errorMessage, resultMessageJson } from './domain/jsonrpc';
 import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
 import { SERVER_INFO_META_KEY } from './domain/request-era';
 import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
+import { OfferingMethods } from './offering-methods';
 import { PublishedSurface, SERVER_INFO } from './published-surface';
 
 /**
@@ -33,7 +34,10 @@ export class ModernEra implements EraDialect {
   /** What every result opens with, before its own fields. */
   private readonly resultHead: string;
 
-  constructor(private readonly surface: PublishedSurface) {
+  constructor(
+    private readonly surface: PublishedSurface,
+    private readonly offerings: OfferingMethods,
+  ) {
     const meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
     this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(meta)}`;
     this.discoverJson = JSON.stringify({
@@ -50,8 +54,14 @@ export class ModernEra implements EraDialect {
 
   async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
-      case 'server/discover':
-        return ok(resultMessageJson(id, this.discoverJson));
+      case 'server/discover': {
+        // The static answer, unless a backend this caller may use serves resources or prompts.
+        const offered = this.offerings.capabilities(principal);
+        if (offered.resources === undefined && offered.prompts === undefined) return ok(resultMessageJson(id, this.discoverJson));
+        const discover = JSON.parse(this.discoverJson) as { capabilities: Record<string, unknown> };
+        discover.capabilities = { ...discover.capabilities, ...offered };
+        return ok(resultMessageJson(id, JSON.stringify(discover)));
+      }
       case 'tools/list':
         return ok(resultMessageJson(id, this.toolsListJson));
       case 'tools/call': {
@@ -59,6 +69,10 @@ export class ModernEra implements EraDialect {
         return ok(outcome.ok ? resultMessageJson(id, this.complete(outcome.resultJson)) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
       }
       default:
+        if (this.offerings.handles(method)) {
+          const answer = await this.offerings.answer(method, params, principal);
+          return ok(answer.ok ? resultMessageJson(id, this.complete(answer.resultJson)) : errorMessage(id, answer.code, answer.message));
+        }
         return { status: 404, body: errorMessage(id, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 80)}`) };
     }
   }

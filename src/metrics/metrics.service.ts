@@ -24,7 +24,7 @@ export const PRINCIPAL_BUCKET = 'principal';
 export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 
 // Runtime lists of the closed unions, so each series is created at 0 below.
-const ENTRYPOINTS = labelValues<Entrypoint>({ invoke_read_tool: true, batch: true, invoke_tool: true });
+const ENTRYPOINTS = labelValues<Entrypoint>({ invoke_read_tool: true, batch: true, invoke_tool: true, read_resource: true, get_prompt: true });
 const BATCH_OUTCOMES = labelValues<BatchOutcome>({ ok: true, partial: true, rejected: true });
 const CURSOR_REJECTION_REASONS = labelValues<CursorRejection>({ malformed: true, bad_signature: true, expired: true, mismatch: true });
 /** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANONYMOUS, type Principal } from '../../common/principal';
-import { compileAccess, mayCall, mayUseBackend, mayWrite } from './access-policy';
+import { compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite } from './access-policy';
 
 const alice: Principal = { id: 'alice', groups: ['readers'] };
 const ivan: Principal = { id: 'ivan', groups: ['readers', 'interns'] };
@@ -82,4 +82,17 @@ test('a server is one the caller may use when its first matching rule opens any 
   assert.equal(mayUseBackend(nobody, 'files', writers, 'jwt'), true);
   assert.equal(mayUseBackend(nobody, 'docs', writers, 'jwt'), false);
   assert.equal(mayUseBackend(nobody, 'files', compileAccess(undefined), 'none'), true);
+});
+
+test("a backend's resources and prompts are the caller's only when its rule allows every tool of that backend", () => {
+  const whole = compileAccess([
+    { groups: ['readers'], allow: ['files:*', 'everything:get-*', 'team-*:*'] },
+    { groups: ['all'], allow: ['*'] },
+  ]);
+  assert.equal(mayUseWholeBackend(alice, 'files', whole, 'apiKeys'), true);
+  assert.equal(mayUseWholeBackend(alice, 'team-x', whole, 'apiKeys'), true);
+  assert.equal(mayUseWholeBackend(alice, 'everything', whole, 'apiKeys'), false, 'some tools of a backend are not the whole backend');
+  assert.equal(mayUseWholeBackend({ id: 'x', groups: ['all'] }, 'everything', whole, 'apiKeys'), true);
+  assert.equal(mayUseWholeBackend(nobody, 'files', whole, 'apiKeys'), false);
+  assert.equal(mayUseWholeBackend(ANONYMOUS, 'files', compileAccess(undefined), 'none'), true);
 });

@@ -12,6 +12,8 @@ export interface CompiledRule {
   readonly write: readonly RegExp[];
   /** The backend part of each `allow` and `write` glob: the servers this rule opens any tool of. */
   readonly backends: readonly RegExp[];
+  /** Backend globs of the `allow` patterns that grant every tool of a backend (`files:*`, `*`). */
+  readonly wholeBackends: readonly RegExp[];
 }
 
 /** The access rules, compiled; `undefined` rules means the config had no `access` block at all. */
@@ -28,6 +30,7 @@ export function compileAccess(rules: readonly AccessRule[] | undefined): Compile
       allow: r.allow.map(globToRegExp),
       write: (r.write ?? []).map(globToRegExp),
       backends: [...r.allow, ...(r.write ?? [])].map(backendGlob),
+      wholeBackends: r.allow.flatMap(wholeBackendGlob).map(globToRegExp),
     })),
   };
 }
@@ -44,9 +47,35 @@ function backendGlob(pattern: string): RegExp {
  */
 export function mayUseBackend(principal: Principal, backend: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
   if (compiled.rules === undefined) return authMode === 'none';
-  const rule = compiled.rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
-  if (rule === undefined) return false;
-  return rule.backends.some((re) => re.test(`${backend}:`));
+  const rule = firstRule(principal, compiled.rules);
+  return rule !== undefined && rule.backends.some((re) => re.test(`${backend}:`));
+}
+
+/**
+ * The backend part of a pattern that allows every tool of the backends it matches (`files:*`,
+ * `team-*:*`, `*`), as a glob of `backend:tool` form; none for a pattern that names tools.
+ */
+function wholeBackendGlob(pattern: string): string[] {
+  const colon = pattern.indexOf(':');
+  if (colon < 0) return pattern === '*' ? ['*:'] : [];
+  return pattern.slice(colon + 1) === '*' ? [`${pattern.slice(0, colon)}:`] : [];
+}
+
+/**
+ * Whether `principal` may list and use a backend's resources and prompts (architecture §16). They
+ * have no per-item rules: a backend's resources and prompts are its caller's when the first
+ * matching rule allows every tool of that backend (`backend:*` or `*`), since a resource or prompt
+ * may say anything about what the backend holds. No `access` block: as for tools.
+ */
+export function mayUseWholeBackend(principal: Principal, backend: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
+  if (compiled.rules === undefined) return authMode === 'none';
+  const rule = firstRule(principal, compiled.rules);
+  return rule !== undefined && rule.wholeBackends.some((re) => re.test(`${backend}:`));
+}
+
+/** The rule that decides for `principal`: the first naming one of its groups, or `*`. */
+function firstRule(principal: Principal, rules: readonly CompiledRule[]): CompiledRule | undefined {
+  return rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
 }
 
 /**
