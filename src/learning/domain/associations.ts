@@ -32,6 +32,12 @@ export interface LearningLimits {
 /** Principals remembered per association: past the threshold more say little more. */
 export const MAX_PRINCIPALS_PER_ASSOCIATION = 16;
 
+/**
+ * Tools the ranking reads per word, the strongest first: a word that led to more says little about
+ * each of them (its weight is shared among all), and a query reads at most this many per word.
+ */
+const MAX_TOOLS_PER_WORD = 20;
+
 /** A principal's part is forgotten below this share (after about seven half-lives). */
 const FORGOTTEN_BELOW = 1 / 128;
 
@@ -197,18 +203,27 @@ export class Associations {
     const byWord = new Map<string, { tool: string; strength: number }[]>();
     let size = 0;
     for (const a of this.byKey.values()) {
-      if (this.livePrincipals(a, nowMs) < this.limits.minPrincipals) continue;
+      let live = 0;
+      let strength = 0;
+      for (const atMs of a.principals.values()) {
+        const share = this.share(nowMs, atMs);
+        if (share < FORGOTTEN_BELOW) continue;
+        live += 1;
+        strength += share;
+      }
+      if (live < this.limits.minPrincipals) continue;
       size += 1;
-      const list = byWord.get(a.word) ?? [];
-      list.push({ tool: a.tool, strength: this.strength(a, nowMs) });
-      byWord.set(a.word, list);
+      const list = byWord.get(a.word);
+      if (list === undefined) byWord.set(a.word, [{ tool: a.tool, strength }]);
+      else list.push({ tool: a.tool, strength });
     }
     const weighted = new Map<string, LearnedTool[]>();
     for (const [word, list] of byWord) {
       const total = list.reduce((sum, t) => sum + t.strength, 0);
+      const strongest = list.length <= MAX_TOOLS_PER_WORD ? list : list.sort((x, y) => y.strength - x.strength).slice(0, MAX_TOOLS_PER_WORD);
       weighted.set(
         word,
-        list.map((t) => ({ tool: t.tool, weight: (t.strength / total) * (t.strength / (t.strength + SATURATION)) })),
+        strongest.map((t) => ({ tool: t.tool, weight: (t.strength / total) * (t.strength / (t.strength + SATURATION)) })),
       );
     }
     return { version, byWord: weighted, size };
