@@ -4,6 +4,7 @@ import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
+import { LEARNING_USAGE, learningCommand } from './learning/learning.cli';
 import { approvePending, parseSelector, type Selector } from './trust/domain/approval';
 import { diffReport, listReport } from './trust/domain/pins-report';
 import { readPinsFile, updatePinsFile } from './trust/pins-file.store';
@@ -14,6 +15,7 @@ const CLI_LOCK = { waitMs: 10_000, staleMs: 10_000 };
 
 const USAGE =
   'usage: centralmcp-router pins list|diff|approve [backend[:tool]] [--by NAME]\n' +
+  `       ${LEARNING_USAGE.replace('usage: ', '')}\n` +
   'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second';
 
 /**
@@ -79,9 +81,26 @@ function fail(text: string, code: number): number {
   return code;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${messageOf(err)}\n`);
-  process.exitCode = 1;
+/** `learning …` reads its store (a file or Redis) asynchronously; the rest is `main`. */
+async function run(argv: string[]): Promise<number> {
+  if (argv[0] !== 'learning') return main(argv);
+  let discovery;
+  try {
+    discovery = loadConfigFromEnvironment().discovery;
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(err.message, 78);
+    throw err;
+  }
+  const outcome = await learningCommand(argv.slice(1), discovery);
+  if (outcome.out !== undefined) out(outcome.out);
+  if (outcome.err !== undefined) fail(outcome.err, outcome.code);
+  return outcome.code;
 }
+
+run(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    process.stderr.write(`${messageOf(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,10 +127,44 @@ describe('learning from use, store: file', () => {
     const dave = await connect(router, 'dave');
     assert.equal((await found(dave))[0], TOOL);
   });
+
+  test('learning list shows it; learning reset forgets it, and the running router follows', async () => {
+    const listed = cli(file, ['list']);
+    assert.equal(listed.code, 0, listed.err);
+    assert.match(listed.out, /^blorp -> everything:get-sum {2}principals 3 {2}strength [\d.]+ {2}in use {2}last /m);
+    assert.equal(cli(file, ['list', 'nosuch']).out.trim(), 'nothing learned');
+    assert.equal(cli(file, ['reset', 'everything:echo']).code, 1);
+    assert.equal(cli(file, ['reset', 'not a selector']).code, 2);
+    const reset = cli(file, ['reset', 'everything:get-sum']);
+    assert.equal(reset.code, 0, reset.err);
+    assert.match(reset.out, /^forgot \d+ association/);
+    const dave = await connect(router, 'dave');
+    assert.equal((await untilFound(dave, (names) => !names.includes(TOOL))).includes(TOOL), false);
+  });
 });
+
+/** `centralmcp-router learning …` as an operator runs it, against the router's config. */
+function cli(file: string, args: string[], env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
+  const run = spawnSync(process.execPath, [join(__dirname, '..', 'src', 'cli.js'), 'learning', ...args], {
+    env: { PATH: process.env.PATH ?? '', CENTRALMCP_ROUTER_CONFIG: file, ...env },
+    encoding: 'utf8',
+  });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+/** Asks until `check` holds of what dave finds, within a generous ceiling: replicas and file watchers take up to a second or two. */
+async function untilFound(client: Client, check: (names: string[]) => boolean): Promise<string[]> {
+  let names = await found(client);
+  for (let tries = 0; tries < 100 && !check(names); tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    names = await found(client);
+  }
+  return names;
+}
 
 describe('learning from use, store: redis shared by two replicas', () => {
   let redis: RedisServer;
+  let configPath = '';
   const routers: RouterProcess[] = [];
   before(async () => {
     redis = await startRedisServer();
@@ -139,6 +174,7 @@ describe('learning from use, store: redis shared by two replicas', () => {
       ['store: redis'],
       ['rateLimit:', '  store: redis', '  redis:', '    url: "${REDIS_URL}"', `    keyPrefix: "e2e-${process.pid}-${randomUUID()}:"`],
     );
+    configPath = file;
     routers.push(...(await Promise.all([0, 1].map(() => startRouterProcess(file, { REDIS_URL: redis.url })))));
   });
   after(async () => {
@@ -153,12 +189,16 @@ describe('learning from use, store: redis shared by two replicas', () => {
     const dave = await connect(b, 'dave');
     assert.equal((await found(dave)).includes(TOOL), false, 'two principals');
     await useAfterRequest(await connect(a, 'carol'));
-    // Replicas follow the shared store every second: ask until it answers, within a generous ceiling.
-    let first: string | undefined;
-    for (let tries = 0; tries < 100 && first !== TOOL; tries += 1) {
-      first = (await found(dave))[0];
-      if (first !== TOOL) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Replicas follow the shared store every second.
+    assert.equal((await untilFound(dave, (names) => names[0] === TOOL))[0], TOOL, 'the other replica uses what three principals taught');
+  });
+
+  test('learning reset through Redis is followed by every replica', async () => {
+    const reset = cli(configPath, ['reset', 'everything'], { REDIS_URL: redis.url });
+    assert.equal(reset.code, 0, reset.err);
+    for (const router of routers) {
+      const dave = await connect(router, 'dave');
+      assert.equal((await untilFound(dave, (names) => !names.includes(TOOL))).includes(TOOL), false);
     }
-    assert.equal(first, TOOL, 'the other replica uses what three principals taught');
   });
 });
