@@ -66,8 +66,8 @@ export class FileLearningStore extends MemoryLearningStore {
     super.changed(true);
   }
 
-  protected override changed(inUse: boolean): void {
-    super.changed(inUse);
+  protected override changed(reshaped: boolean): void {
+    super.changed(reshaped);
     this.dirty = true;
     this.writing ??= this.writeOut();
   }

@@ -27,6 +27,8 @@ export class LearningService implements OnModuleInit, OnApplicationShutdown {
   private readonly pending: PendingFinds;
   private readonly digests = new WeakMap<CatalogTool, string>();
   private built: { signal: LearnedSignal; storeVersion: number; atMs: number } | undefined;
+  /** Words recorded since the signal was built: only their part of it is worked out again. */
+  private readonly recorded = new Set<string>();
   private pairs = 0;
 
   constructor(
@@ -76,15 +78,26 @@ export class LearningService implements OnModuleInit, OnApplicationShutdown {
     this.pairs += 1;
     const observations: Observation[] = words.map((word) => ({ word, tool: key, definition, principal: who, atMs: now }));
     void store.record(observations);
+    for (const word of words) this.recorded.add(word);
   }
 
-  /** What the ranking reads now: rebuilt when the store changed, and for decay every ten minutes. */
+  /**
+   * What the ranking reads now: the recorded words' part worked out again after each pair, the
+   * whole rebuilt when the store changed otherwise (a reload, a reset) and for decay every ten
+   * minutes.
+   */
   signal(): LearnedSignal {
     const store = this.store;
     if (!this.enabled || store === undefined) return NO_SIGNAL;
     const now = this.clock.now();
     const built = this.built;
-    if (built !== undefined && built.storeVersion === store.version && now - built.atMs < DECAY_REBUILD_MS) return built.signal;
+    if (built !== undefined && built.storeVersion === store.version && now - built.atMs < DECAY_REBUILD_MS) {
+      if (this.recorded.size === 0) return built.signal;
+      built.signal = store.associations.refresh(built.signal, this.recorded, now);
+      this.recorded.clear();
+      return built.signal;
+    }
+    this.recorded.clear();
     const signal = store.associations.signal(now, (built?.signal.version ?? 0) + 1);
     this.built = { signal, storeVersion: store.version, atMs: now };
     this.forgetQuarantined(signal);

@@ -12,8 +12,12 @@ export interface LearningStore {
   close(): Promise<void>;
   /** The associations as known here now. */
   readonly associations: Associations;
-  /** Changes whenever what the ranking reads may have changed. */
+  /**
+   * Changes when more than the recorded words' part of what the ranking reads may have changed
+   * (a reload, a reset, a forgotten tool): the signal is then built again whole.
+   */
   readonly version: number;
+  /** Takes the observations into `associations` at once (before its first await), then stores them. */
   record(observations: readonly Observation[]): Promise<void>;
   /** Forgets every association of the tools `matches` admits; answers how many. */
   forget(matches: (tool: string) => boolean): Promise<number>;

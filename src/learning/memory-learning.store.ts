@@ -37,8 +37,11 @@ export class MemoryLearningStore implements LearningStore {
     return Promise.resolve(forgotten);
   }
 
-  /** Called after every change, saying whether an association in use moved; a subclass writes it out too. */
-  protected changed(inUse: boolean): void {
-    if (inUse) this.changes += 1;
+  /**
+   * Called after every change, saying whether more than the observed words' part of the signal
+   * changed (the version then moves: a full rebuild); a subclass writes it out too.
+   */
+  protected changed(reshaped: boolean): void {
+    if (reshaped) this.changes += 1;
   }
 }

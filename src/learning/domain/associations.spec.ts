@@ -16,7 +16,7 @@ test('an association is used once minPrincipals distinct principals made it, not
   for (let i = 0; i < 20; i += 1) a.observe([seen('p1')]);
   a.observe([seen('p2')]);
   assert.equal(a.signal(0, 1).size, 0);
-  assert.equal(a.observe([seen('p3')]), true);
+  assert.equal(a.observe([seen('p3')]), false, 'nothing in use was dropped');
   const signal = a.signal(0, 2);
   assert.equal(signal.size, 1);
   assert.equal(learnedScores(signal, ['blorp']).get('util\u0000get-sum')! > 0, true);
@@ -78,4 +78,23 @@ test('forget and observations round-trip what a store writes', () => {
     1,
   );
   assert.equal(b.size, 1);
+});
+
+test('refreshing the observed words gives what a whole rebuild gives, under a new version', () => {
+  const a = new Associations(LIMITS);
+  a.observe(['p1', 'p2', 'p3'].map((p) => seen(p, 'sum', 't1')));
+  const before = a.signal(0, 1);
+  a.observe(['p1', 'p2', 'p3'].map((p) => seen(p, 'sum', 't2')));
+  a.observe(['p1', 'p2', 'p3'].map((p) => seen(p, 'blorp', 't2')));
+  const refreshed = a.refresh(before, ['sum', 'blorp'], 0);
+  const whole = a.signal(0, 9);
+  assert.equal(refreshed.version, 2);
+  assert.equal(refreshed.size, whole.size);
+  assert.deepEqual([...refreshed.byWord].sort(), [...whole.byWord].sort());
+});
+
+test('a changed definition dropping associations in use says so: the whole signal must be rebuilt', () => {
+  const a = new Associations(LIMITS);
+  a.observe(['p1', 'p2', 'p3'].map((p) => seen(p)));
+  assert.equal(a.observe([seen('p1', 'other', 'util\u0000get-sum', 0, 'd2')]), true);
 });

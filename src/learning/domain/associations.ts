@@ -75,11 +75,13 @@ export interface LearnedTool {
 export interface LearnedSignal {
   readonly version: number;
   readonly byWord: ReadonlyMap<string, readonly LearnedTool[]>;
+  /** Per word, its associations in use (`byWord` holds the strongest of them only). */
+  readonly inUse: ReadonlyMap<string, number>;
   /** Associations in use. */
   readonly size: number;
 }
 
-export const NO_SIGNAL: LearnedSignal = { version: 0, byWord: new Map(), size: 0 };
+export const NO_SIGNAL: LearnedSignal = { version: 0, byWord: new Map(), inUse: new Map(), size: 0 };
 
 /**
  * Strength of an association is the sum of its principals' decayed parts; the ranking uses
@@ -91,25 +93,30 @@ const SATURATION = 2;
 /** The learned associations; bounded, decaying, with every tool's definition digest. */
 export class Associations {
   private readonly byKey = new Map<string, Association>();
+  /** The associations of each word, for refreshing one word's part of the signal. */
+  private readonly byWord = new Map<string, Set<Association>>();
   private readonly definitions = new Map<string, string>();
 
   constructor(private readonly limits: LearningLimits) {}
 
   /**
    * Adds observations; a tool observed with another definition first forgets what it had. True
-   * when an association that may be in use changed (it has `minPrincipals` principals, counted
-   * without decay: a cheap upper bound).
+   * when an association that may be in use was dropped on the way (a changed definition, the
+   * bound): then more than the observed words' part of the signal changed.
    */
   observe(observations: readonly Observation[]): boolean {
-    let inUse = false;
+    let reshaped = false;
     for (const o of observations) {
       const known = this.definitions.get(o.tool);
-      if (known !== undefined && known !== o.definition) inUse = this.forget((tool) => tool === o.tool) > 0 || inUse;
+      if (known !== undefined && known !== o.definition) reshaped = this.forget((tool) => tool === o.tool) > 0 || reshaped;
       this.definitions.set(o.tool, o.definition);
       const key = `${o.word}${SEP}${o.tool}`;
       let association = this.byKey.get(key);
       if (association === undefined) {
         association = { word: o.word, tool: o.tool, principals: new Map(), lastMs: o.atMs };
+        const ofWord = this.byWord.get(o.word);
+        if (ofWord === undefined) this.byWord.set(o.word, new Set([association]));
+        else ofWord.add(association);
       } else {
         // Re-inserted last: the map's order is least recently made first.
         this.byKey.delete(key);
@@ -123,14 +130,13 @@ export class Associations {
       if (association.principals.size > MAX_PRINCIPALS_PER_ASSOCIATION) {
         association.principals.delete(association.principals.keys().next().value as string);
       }
-      if (association.principals.size >= this.limits.minPrincipals) inUse = true;
     }
     while (this.byKey.size > this.limits.maxAssociations) {
       const oldest = this.byKey.keys().next().value as string;
-      if ((this.byKey.get(oldest)?.principals.size ?? 0) >= this.limits.minPrincipals) inUse = true;
-      this.byKey.delete(oldest);
+      if ((this.byKey.get(oldest)?.principals.size ?? 0) >= this.limits.minPrincipals) reshaped = true;
+      this.drop(oldest);
     }
-    return inUse;
+    return reshaped;
   }
 
   /** Forgets every association of the tools `matches` admits; answers how many were forgotten. */
@@ -138,7 +144,7 @@ export class Associations {
     let forgotten = 0;
     for (const [key, association] of this.byKey) {
       if (!matches(association.tool)) continue;
-      this.byKey.delete(key);
+      this.drop(key);
       forgotten += 1;
     }
     for (const tool of [...this.definitions.keys()]) if (matches(tool)) this.definitions.delete(tool);
@@ -161,7 +167,7 @@ export class Associations {
       for (const [principal, atMs] of association.principals) {
         if (this.share(nowMs, atMs) < FORGOTTEN_BELOW) association.principals.delete(principal);
       }
-      if (association.principals.size === 0) this.byKey.delete(key);
+      if (association.principals.size === 0) this.drop(key);
     }
   }
 
@@ -200,9 +206,34 @@ export class Associations {
    * about each) times its saturated strength.
    */
   signal(nowMs: number, version: number): LearnedSignal {
-    const byWord = new Map<string, { tool: string; strength: number }[]>();
+    const byWord = new Map<string, readonly LearnedTool[]>();
+    const inUse = new Map<string, number>();
     let size = 0;
-    for (const a of this.byKey.values()) {
+    for (const word of this.byWord.keys()) size += this.signalOf(word, nowMs, byWord, inUse);
+    return { version, byWord, inUse, size };
+  }
+
+  /**
+   * `signal` with only `words` worked out again (the words just observed), at the cost of those
+   * words alone: its maps are updated in place and a new version answered.
+   */
+  refresh(signal: LearnedSignal, words: Iterable<string>, nowMs: number): LearnedSignal {
+    const byWord = signal.byWord as Map<string, readonly LearnedTool[]>;
+    const inUse = signal.inUse as Map<string, number>;
+    let size = signal.size;
+    for (const word of new Set(words)) {
+      size -= inUse.get(word) ?? 0;
+      byWord.delete(word);
+      inUse.delete(word);
+      size += this.signalOf(word, nowMs, byWord, inUse);
+    }
+    return { version: signal.version + 1, byWord, inUse, size };
+  }
+
+  /** One word's part of the signal, set into the maps; answers its associations in use. */
+  private signalOf(word: string, nowMs: number, byWord: Map<string, readonly LearnedTool[]>, inUse: Map<string, number>): number {
+    const list: { tool: string; strength: number }[] = [];
+    for (const a of this.byWord.get(word) ?? []) {
       let live = 0;
       let strength = 0;
       for (const atMs of a.principals.values()) {
@@ -211,22 +242,26 @@ export class Associations {
         live += 1;
         strength += share;
       }
-      if (live < this.limits.minPrincipals) continue;
-      size += 1;
-      const list = byWord.get(a.word);
-      if (list === undefined) byWord.set(a.word, [{ tool: a.tool, strength }]);
-      else list.push({ tool: a.tool, strength });
+      if (live >= this.limits.minPrincipals) list.push({ tool: a.tool, strength });
     }
-    const weighted = new Map<string, LearnedTool[]>();
-    for (const [word, list] of byWord) {
-      const total = list.reduce((sum, t) => sum + t.strength, 0);
-      const strongest = list.length <= MAX_TOOLS_PER_WORD ? list : list.sort((x, y) => y.strength - x.strength).slice(0, MAX_TOOLS_PER_WORD);
-      weighted.set(
-        word,
-        strongest.map((t) => ({ tool: t.tool, weight: (t.strength / total) * (t.strength / (t.strength + SATURATION)) })),
-      );
-    }
-    return { version, byWord: weighted, size };
+    if (list.length === 0) return 0;
+    const total = list.reduce((sum, t) => sum + t.strength, 0);
+    const strongest = list.length <= MAX_TOOLS_PER_WORD ? list : list.sort((x, y) => y.strength - x.strength).slice(0, MAX_TOOLS_PER_WORD);
+    byWord.set(
+      word,
+      strongest.map((t) => ({ tool: t.tool, weight: (t.strength / total) * (t.strength / (t.strength + SATURATION)) })),
+    );
+    inUse.set(word, list.length);
+    return list.length;
+  }
+
+  private drop(key: string): void {
+    const association = this.byKey.get(key);
+    if (association === undefined) return;
+    this.byKey.delete(key);
+    const ofWord = this.byWord.get(association.word);
+    ofWord?.delete(association);
+    if (ofWord?.size === 0) this.byWord.delete(association.word);
   }
 
   private livePrincipals(a: Association, nowMs: number): number {
