@@ -149,6 +149,8 @@ function learningOf(dto: LearningDto | undefined, shared: RateLimitStoreConfig, 
   if (!rest.enabled) return undefined;
   if (store === 'file') return { ...rest, store: { kind: 'file', path: resolve(configDir, path ?? '') } };
   if (store === 'memory') return { ...rest, store: { kind: 'memory' } };
+  // Any other value was refused by the schema already.
+  if (store !== 'redis') return undefined;
   if (shared.kind !== 'redis') {
     problems.push('discovery.learning.store: redis needs rateLimit.store: redis (the same Redis is used)');
     return undefined;
