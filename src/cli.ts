@@ -4,6 +4,7 @@ import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
+import { LEARNING_USAGE, learningCommand } from './learning/learning.cli';
 import { escapeHidden } from './registry/domain/sanitize';
 import { approvePending, hashMismatches, MIN_HASH_DIGITS, parseHashPrefix, parseSelector, unknownBackendMessage, type Selector } from './trust/domain/approval';
 import { diffReport, listReport } from './trust/domain/pins-report';
@@ -16,6 +17,7 @@ const CLI_LOCK = { waitMs: 10_000, staleMs: 10_000 };
 const USAGE =
   'usage: centralmcp-router pins list|diff [backend[:tool]]\n' +
   '       centralmcp-router pins approve backend[:tool] [--hash HEX] [--by NAME]\n' +
+  `       ${LEARNING_USAGE.replace('usage: ', '')}\n` +
   'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second;\n' +
   `--hash (at least ${MIN_HASH_DIGITS} hex digits of the sha256 that pins diff shows) approves backend:tool only if its pending definition is that one`;
 
@@ -42,7 +44,7 @@ function main(argv: string[]): number {
     config = loadConfigFromEnvironment();
     const file = config.trust?.pinsFile;
     if (file === undefined) return fail('the config has no trust.pinsFile', 78);
-    return run(
+    return runPins(
       args,
       file,
       config.backends.map((b) => b.name),
@@ -76,7 +78,7 @@ function parseArgs(argv: string[]): Args | string {
   return args;
 }
 
-function run(args: Args, file: string, configured: readonly string[]): number {
+function runPins(args: Args, file: string, configured: readonly string[]): number {
   const { doc } = readPinsFile(file);
   const unknown = args.selector === undefined ? undefined : unknownBackendMessage(doc, args.selector, configured);
   if (unknown !== undefined) return fail(unknown, 1);
@@ -124,9 +126,26 @@ function fail(text: string, code: number): number {
   return code;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${messageOf(err)}\n`);
-  process.exitCode = 1;
+/** `learning …` reads its store (a file or Redis) asynchronously; the rest is `main`. */
+async function run(argv: string[]): Promise<number> {
+  if (argv[0] !== 'learning') return main(argv);
+  let discovery;
+  try {
+    discovery = loadConfigFromEnvironment().discovery;
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(err.message, 78);
+    throw err;
+  }
+  const outcome = await learningCommand(argv.slice(1), discovery);
+  if (outcome.out !== undefined) out(outcome.out);
+  if (outcome.err !== undefined) fail(outcome.err, outcome.code);
+  return outcome.code;
 }
+
+run(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    process.stderr.write(`${messageOf(err)}\n`);
+    process.exitCode = 1;
+  },
+);

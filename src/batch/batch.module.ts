@@ -4,6 +4,7 @@ import { AuditModule } from '../audit/audit.module';
 import { BackendsModule } from '../backends/backends.module';
 import { CursorModule } from '../cursor/cursor.module';
 import { GateModule } from '../gate/gate.module';
+import { LearningModule } from '../learning/learning.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RegistryModule } from '../registry/registry.module';
@@ -16,7 +17,7 @@ import { ToolResolutionService } from './tool-resolution.service';
 import { WriteService } from './write.service';
 
 @Module({
-  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule],
+  imports: [GateModule, RateLimitModule, RegistryModule, BackendsModule, CursorModule, MetricsModule, AccessModule, AuditModule, TrustModule, LearningModule],
   providers: [BatchService, WriteService, ToolResolutionService, BackendCallService, CallRecordService, OfferingsService],
   exports: [BatchService, WriteService, OfferingsService],
 })

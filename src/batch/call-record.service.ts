@@ -7,6 +7,7 @@ import { requestContext } from '../common/request-context';
 import { ConfigService } from '../config/config.service';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
+import { LearningService } from '../learning/learning.service';
 import { MetricsService } from '../metrics/metrics.service';
 
 /** What the audit line of one call needs besides its answer. */
@@ -42,6 +43,7 @@ export class CallRecordService {
     private readonly audit: AuditService,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
     configs: ConfigService,
+    private readonly learning: LearningService,
   ) {
     this.backendNames = new Set(backendConfigs.map((b) => b.name));
     configs.onReload((next) => {
@@ -53,6 +55,8 @@ export class CallRecordService {
   record(entrypoint: Entrypoint, answer: ReadAnswer, call: CallRecord): void {
     const backend = answer.server !== null && this.backendNames.has(answer.server) ? answer.server : null;
     this.metrics.recordCall(entrypoint, backend ?? 'none', answer.status);
+    // A successful call teaches `find_tool` which tool its principal's last request was after.
+    if (answer.status === 'ok' && backend !== null) this.learning.called(call.principal, backend, answer.tool);
     if (answer.truncated) this.metrics.recordTruncation(entrypoint);
     // One lookup of the request's context for its three fields.
     const context = requestContext.getStore();

@@ -2,6 +2,7 @@ import type {
   API_KEY_DEFAULTS,
   BACKEND_DEFAULTS,
   EMBEDDINGS_DEFAULTS,
+  LEARNING_DEFAULTS,
   HTTP_BACKEND_DEFAULTS,
   JWT_DEFAULTS,
   READ_ONLY_POLICY_DEFAULTS,
@@ -16,6 +17,7 @@ import type {
   AuthDto,
   BackendDto,
   EmbeddingsDto,
+  LearningDto,
   HttpBackendDto,
   JwtDto,
   RateLimitDto,
@@ -130,8 +132,15 @@ export type AuditConfig = { sink: 'stdout' } | { sink: 'file'; path: string };
 
 export type EmbeddingsConfig = WithDefaults<EmbeddingsDto, typeof EMBEDDINGS_DEFAULTS>;
 
+/** `discovery.learning` once loaded: a file store's path is absolute; a Redis store has its connection. */
+export type LearningConfig = Omit<WithDefaults<LearningDto, typeof LEARNING_DEFAULTS>, 'store' | 'path'> & {
+  store: { kind: 'memory' } | { kind: 'file'; path: string } | ({ kind: 'redis' } & RedisStoreConfig);
+};
+
 export interface DiscoveryConfig {
   embeddings?: EmbeddingsConfig;
+  /** Absent: nothing is learned. */
+  learning?: LearningConfig;
 }
 
 export type TrustMode = NonNullable<TrustDto['mode']>;

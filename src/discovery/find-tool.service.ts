@@ -6,10 +6,13 @@ import { BackendsService } from '../backends/backends.service';
 import { isJsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { GateService } from '../gate/gate.service';
+import { learnedWords } from '../learning/domain/learned-words';
+import { LearningService } from '../learning/learning.service';
 import { RegistryService } from '../registry/registry.service';
 import { cleanText } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
 import { TrustService } from '../trust/trust.service';
+import { queryTerms } from './domain/terms';
 import {
   emptyCatalogNote,
   NO_MATCH_NOTE,
@@ -80,6 +83,7 @@ export class FindToolService {
     private readonly backends: BackendsService,
     private readonly trust: TrustService,
     private readonly callable: CallableService,
+    private readonly learning: LearningService,
   ) {}
 
   /**
@@ -117,6 +121,8 @@ export class FindToolService {
         ),
       };
     }
+    // Only the request's normalized words are kept, until this principal's next successful call.
+    if (this.learning.enabled) this.learning.found(principal, learnedWords(queryTerms(q.query)));
     const found = await this.searcher.search(q.query, q.topK, q.server, visible);
     const writesNote = this.writesNote(q, principal, visible);
     // A score of 0 is a browse: the query had no word to search by. Anything above matched.
