@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -13,6 +14,7 @@ import { LifecycleService } from './lifecycle/lifecycle.service';
 import { registerRequestContext } from './lifecycle/request-context.hook';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
+import { openTracing } from './tracing/open-tracing';
 
 /** The headers of a request must arrive within this (or the request timeout, if shorter). */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -39,8 +41,14 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   });
   adapter.getInstance().removeContentTypeParser(['application/json']);
   adapter.getInstance().addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  const logger = new JsonLogger(config.logLevel);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { logger, bodyParser: false });
+  // Before the logger: a line written inside a span carries its trace and span ids.
+  const tracing = await openTracing(config.tracing);
+  const logger = new JsonLogger(config.logLevel, process.stdout, tracing.enabled ? () => tracing.currentIds() : undefined);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, tracing), adapter, { logger, bodyParser: false });
+  if (config.tracing !== undefined) {
+    const { endpoint, protocol, serviceName } = config.tracing;
+    new Logger('Tracing').log({ msg: 'exporting traces', endpoint: withoutCredentials(endpoint), protocol, serviceName });
+  }
   // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
   // controller. Added before listen(), so they apply to every route.
   app.useGlobalFilters(new ClientGoneFilter(app.getHttpAdapter()));
@@ -51,4 +59,12 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   const budget = new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes);
   registerAdmission(adapter.getInstance(), app.get(McpService), config.http.bodyLimitBytes, budget);
   return app;
+}
+
+/** A URL as it may be logged: user and password, if any, left out. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }

@@ -29,11 +29,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   auth: ['common', 'config'],
   access: ['common', 'config', 'registry'],
   audit: ['common', 'config'],
+  tracing: ['common', 'config'],
   metrics: ['common', 'config', 'cursor'],
   trust: ['common', 'config', 'registry', 'backends', 'cursor', 'metrics', 'audit'],
   discovery: ['common', 'config', 'registry', 'gate', 'access', 'backends', 'trust', 'metrics'],
-  batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'answers', 'metrics', 'access', 'audit', 'lifecycle', 'trust'],
-  mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit'],
+  batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'answers', 'metrics', 'access', 'audit', 'lifecycle', 'trust', 'tracing'],
+  mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit', 'tracing'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
 };
 

@@ -5,7 +5,7 @@ import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import { RegistryService } from '../registry/registry.service';
 import { BackendConnection } from './backend-connection';
-import type { BackendState, BackendToolResult } from './backends.types';
+import type { BackendState, BackendToolResult, CallTrace } from './backends.types';
 import { DEFAULT_BACKOFF } from './domain/backoff';
 
 /** Debounce of `tools/list_changed` refreshes. */
@@ -71,10 +71,10 @@ export class BackendsService implements OnApplicationShutdown {
    * `backend_timeout` (no answer within the backend's timeoutMs), `response_too_large`, or
    * `backend_failed` (connection lost during the call, a JSON-RPC error, a malformed result).
    */
-  async callTool(backend: string, tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
+  async callTool(backend: string, tool: string, args: Record<string, unknown>, trace?: CallTrace): Promise<BackendToolResult> {
     const connection = this.connections.get(backend);
     if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
-    return connection.callTool(tool, args);
+    return connection.callTool(tool, args, trace);
   }
 
   /**

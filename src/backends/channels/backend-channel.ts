@@ -1,4 +1,4 @@
-import type { BackendToolResult } from '../backends.types';
+import type { BackendToolResult, CallTrace } from '../backends.types';
 import type { ListedTool } from '../domain/catalog';
 
 /**
@@ -43,6 +43,8 @@ export interface ChannelCall {
    * (MCP spec, "Cancellation").
    */
   timeoutMs: number;
+  /** With tracing on: the trace context the request carries, and where its rounds are told. */
+  trace?: CallTrace;
 }
 
 /** Why a channel is closed: at `shutdown` it tells the backend (e.g. DELETE of an HTTP session). */
