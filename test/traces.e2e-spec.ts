@@ -15,6 +15,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './suppo
 import { msgOf, spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
 
 const ECHO_SERVER = join(__dirname, 'fixtures', 'trace-echo-server.js');
+const MRTR_SERVER = join(__dirname, 'fixtures', 'mrtr-server.js');
 const SECRET = 'S3CRET-ARGUMENT-VALUE';
 const SERVER = 2;
 const CLIENT = 3;
@@ -35,9 +36,20 @@ async function startEchoBackend(): Promise<{ url: string; child: ChildProcess }>
   return { url: `http://127.0.0.1:${port}/mcp`, child };
 }
 
-function routerYaml(httpUrl: string): string {
+/** A 2026-07-28 backend that sheds load with `input_required` (test/fixtures/mrtr-server.ts). */
+async function startMrtrBackend(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MRTR_SERVER, '--port', String(port), '--name', 'mr'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitFor(() => stderr.includes('listening on port') || child.exitCode !== null, 60_000, 'mrtr backend listening');
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+function routerYaml(httpUrl: string, mrtrUrl?: string): string {
   return [
     'backends:',
+    ...(mrtrUrl !== undefined ? ['  mr:', '    transport: http', `    url: ${JSON.stringify(mrtrUrl)}`] : []),
     '  web:',
     '    transport: http',
     `    url: ${JSON.stringify(httpUrl)}`,
@@ -97,25 +109,27 @@ function only(spans: ReceivedSpan[], check: (s: ReceivedSpan) => boolean, what: 
 describe('traces exported over OTLP/HTTP protobuf', () => {
   let receiver: OtlpReceiver;
   let backend: { url: string; child: ChildProcess };
+  let mrtr: { url: string; child: ChildProcess };
   let router: SpawnedRouter;
   let url: string;
 
   before(async () => {
     receiver = await startOtlpReceiver();
-    backend = await startEchoBackend();
-    router = spawnRouter(routerYaml(backend.url), {
+    [backend, mrtr] = await Promise.all([startEchoBackend(), startMrtrBackend()]);
+    router = spawnRouter(routerYaml(backend.url, mrtr.url), {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_SERVICE_NAME: 'router-under-test',
       OTEL_TRACES_SAMPLER: 'always_on',
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
     url = await router.listening();
-    await until(async () => (await fetch(url.replace(/\/mcp$/, '/health/ready'))).status === 200, 60_000, 'both backends up');
+    await until(async () => (await fetch(url.replace(/\/mcp$/, '/health/ready'))).status === 200, 60_000, 'every backend up');
   });
 
   after(async () => {
     router?.kill();
     backend?.child.kill('SIGKILL');
+    mrtr?.child.kill('SIGKILL');
     await receiver?.close();
   });
 
@@ -226,6 +240,21 @@ describe('traces exported over OTLP/HTTP protobuf', () => {
     assert.equal(find.parentSpanId, only(spans, (s) => s.kind === SERVER, 'one request span').spanId);
     assert.equal(find.attributes['centralmcp.find_tool.hits'], body.result.structuredContent.hits?.length);
     assert.ok(!JSON.stringify(receiver.spans).includes(SECRET));
+  });
+
+  test('a backend call answered input_required records each round as an event of its span', async () => {
+    const caller = clientContext();
+    const { body } = await post(
+      url,
+      'tools/call',
+      { name: 'invoke_read_tool', arguments: { name: 'mr_busy', server: 'mr', arguments: { city: 'Oslo' } } },
+      { traceparent: caller.traceparent },
+    );
+    assert.equal(body.result.isError, false, JSON.stringify(body));
+    await receiver.waitFor((spans) => spans.some((s) => s.traceId === caller.traceId && s.kind === CLIENT), 'the backend call span');
+    const client = only(spansOf(receiver, caller.traceId), (s) => s.kind === CLIENT, 'one backend call span');
+    assert.deepEqual(client.events, [{ name: 'mcp.input_required', attributes: { 'centralmcp.round': 1 } }]);
+    assert.equal(client.status, 0);
   });
 
   test('a trace context in params._meta is the parent; the differing HTTP one becomes a link', async () => {
