@@ -821,7 +821,7 @@ function targetsTable(): void {
 // --- (7) OpenTelemetry off and on ----------------------------------------------------------------
 
 async function tracingSection(): Promise<void> {
-  const { rows, ratios, exported } = await tracingCost({ dir, seconds: SECONDS, say, measure, track, stop });
+  const { rows, ratios, exported } = await tracingCost({ dir, seconds: SECONDS, runs: RUNS, say, track, stop });
   results.tracing = { rows, ratios, exported };
   results.targets = {
     ...(results.targets as object),
