@@ -72,7 +72,7 @@ export class OtelTracing implements Tracing {
     const links = s.link !== undefined ? this.linkTo(s.link) : undefined;
     const span = this.tracer.startSpan(s.name, { kind: KINDS[s.kind], attributes: s.attributes, ...(links ? { links } : {}) }, parent);
     const handle = new OtelSpan(span, this.propagator);
-    return this.contexts.with(trace.setSpan(parent, span), async () => {
+    const run = async () => {
       try {
         return await fn(handle);
       } catch (err) {
@@ -82,7 +82,8 @@ export class OtelTracing implements Tracing {
       } finally {
         span.end();
       }
-    });
+    };
+    return s.leaf === true ? run() : this.contexts.with(trace.setSpan(parent, span), run);
   }
 
   current(): TraceSpan {

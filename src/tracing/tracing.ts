@@ -19,6 +19,11 @@ export interface SpanStart {
   parent?: TraceCarrier;
   /** Another context the span belongs to (the HTTP request's, when `params._meta` named the parent). */
   link?: TraceCarrier;
+  /**
+   * No span of the router's starts inside it (a backend call): the work runs in its parent's
+   * context, which saves entering a context per call.
+   */
+  leaf?: boolean;
 }
 
 /** One span while it runs. */

@@ -136,7 +136,7 @@ export function backendCallSpan(backend: string, tool: string, address: BackendA
     attributes[ATTR.serverAddress] = url.hostname;
     attributes[ATTR.serverPort] = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   }
-  return { name: `tools/call ${tool}`, kind: 'client', attributes };
+  return { name: `tools/call ${tool}`, kind: 'client', attributes, leaf: true };
 }
 
 /** The span of one `find_tool` search; its hit count is set when it ends. */
