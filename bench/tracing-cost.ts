@@ -19,7 +19,7 @@ export interface SectionContext {
  * The queue is large enough that no span is dropped (the SDK's default of 2048 per 5 s would drop
  * most of them at these rates, which would make tracing look cheaper than exporting is).
  */
-const TRACING_ON = (endpoint: string): Record<string, string> => ({
+export const TRACING_ON = (endpoint: string): Record<string, string> => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
   OTEL_TRACES_SAMPLER: 'always_on',
   OTEL_BSP_SCHEDULE_DELAY: '500',
@@ -108,7 +108,7 @@ export async function tracingCost(
 }
 
 /** An OTLP/HTTP endpoint that reads each export whole, counts it and answers success. */
-async function startCountingReceiver(): Promise<{ endpoint: string; requests: number; bytes: number; close(): Promise<void> }> {
+export async function startCountingReceiver(): Promise<{ endpoint: string; requests: number; bytes: number; close(): Promise<void> }> {
   const counts = { requests: 0, bytes: 0 };
   const server: Server = createServer((req, res) => {
     req.on('data', (chunk: Buffer) => (counts.bytes += chunk.length));
