@@ -4,9 +4,11 @@ import { createApp } from './app.factory';
 import { BackendsService } from './backends/backends.service';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
+import { judgeStopSignal } from './lifecycle/domain/stop-signals';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { McpService } from './mcp/mcp.service';
 import { moveOpsPathsOffMainPort } from './ops-port';
+import { ReloadService } from './reload/reload.service';
 import { stdioPrincipal } from './stdio/domain/stdio-message';
 import { StdioFrontEnd } from './stdio/stdio-front-end';
 import { claimStdout } from './stdio/stdout-claim';
@@ -71,20 +73,35 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
   } else await app.init();
   const principal = stdioPrincipal(config.stdio);
   const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine);
-  let stopping = false;
+  let firstStopAtMs: number | undefined;
+  // As the HTTP router's signals (main.ts): stop signals together are one, a later one exits now;
+  // SIGHUP reloads the config file.
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    logger.log({ msg: 'shutting down', signal });
-    frontEnd.stop();
+    const nowMs = performance.now();
+    switch (judgeStopSignal(firstStopAtMs, nowMs)) {
+      case 'joined':
+        return;
+      case 'exit_now':
+        logger.warn({ msg: 'second signal: exiting now', signal });
+        process.exit(1);
+        return;
+      case 'drain':
+        firstStopAtMs = nowMs;
+        logger.log({ msg: 'shutting down', signal });
+        frontEnd.stop();
+        return;
+    }
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', () => {
+    if (firstStopAtMs === undefined) app.get(ReloadService).reload('signal');
+  });
   logger.log({ msg: 'serving MCP on stdio', principal: principal.id, startupMs: Math.round(process.uptime() * 1000) });
   void app.get(BackendsService).start();
   await frontEnd.serve(process.stdin);
-  if (!stopping) logger.log({ msg: 'stdin closed: shutting down' });
-  stopping = true;
+  if (firstStopAtMs === undefined) logger.log({ msg: 'stdin closed: shutting down' });
+  firstStopAtMs ??= performance.now();
   await shutDown(app, logger);
 }
 
