@@ -206,4 +206,25 @@ describe('over raw pipes', () => {
     const messages = logs.map((l) => l.message);
     for (const m of ['serving MCP on stdio', 'stdin closed: shutting down', 'drained', 'stopped']) assert.ok(messages.includes(m), m);
   });
+
+  test('--http also serves HTTP on the configured port; SIGTERM drains and exits 0', async () => {
+    const child = spawn(process.execPath, [CLI, 'stdio', '--http', '--config', configFile('http')], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CENTRALMCP_ROUTER_PORT: '0' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(() => stderr.includes('"message":"serving MCP on stdio"'), 60_000, 'serving');
+    const url = /"url":"([^"]+)"/.exec(stderr)?.[1];
+    assert.ok(url, stderr.slice(0, 600));
+    assert.equal((await fetch(url.replace(/\/mcp$/, '/health/live'))).status, 200);
+    assert.equal(listeningSockets(child.pid!).length, 1);
+    child.kill('SIGTERM');
+    assert.deepEqual(await exited, [0, null]);
+    assert.equal(stdout, '');
+    assert.match(stderr, /"signal":"SIGTERM".*"message":"shutting down"/);
+  });
 });
