@@ -15,7 +15,8 @@ import { PinsLockBusyError } from './trust/pins-lock';
 const CLI_LOCK = { waitMs: 10_000, staleMs: 10_000 };
 
 const USAGE =
-  'usage: centralmcp-router pins list|diff [backend[:tool]]\n' +
+  'usage: centralmcp-router stdio [--config FILE] [--http]\n' +
+  '       centralmcp-router pins list|diff [backend[:tool]]\n' +
   '       centralmcp-router pins approve backend[:tool] [--hash HEX] [--by NAME]\n' +
   `       ${LEARNING_USAGE.replace('usage: ', '')}\n` +
   'reads the config named by CENTRALMCP_ROUTER_CONFIG (its trust.pinsFile); a running router picks an approval up within a second;\n' +
@@ -126,8 +127,18 @@ function fail(text: string, code: number): number {
   return code;
 }
 
-/** `learning …` reads its store (a file or Redis) asynchronously; the rest is `main`. */
+/** `stdio` serves until its input ends; `learning …` reads its store (a file or Redis) asynchronously; the rest is `main`. */
 async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'stdio') {
+    // Loaded only for this command: the others need none of the application.
+    const { runStdio } = await import('./stdio-main.js');
+    // Ends the process itself once drained; an error before it serves (a port taken) ends it here.
+    await runStdio(argv.slice(1)).catch((err: unknown) => {
+      process.stderr.write(`${messageOf(err)}\n`);
+      process.exit(1);
+    });
+    return 0;
+  }
   if (argv[0] !== 'learning') return main(argv);
   let discovery;
   try {

@@ -54,6 +54,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit', 'tracing'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
   reload: ['common', 'config', 'metrics', 'audit'],
+  stdio: ['common', 'config', 'mcp', 'lifecycle'],
 };
 
 interface SourceFile {

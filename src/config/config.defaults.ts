@@ -8,6 +8,7 @@ import type {
   ReadOnlyPolicyDto,
   RedisStoreDto,
   StdioBackendDto,
+  StdioDto,
   TrustDto,
   WritesDto,
 } from './config.schema';
@@ -62,4 +63,7 @@ export const LEARNING_DEFAULTS = {
 export const TRUST_DEFAULTS = { mode: 'off', approveNewBackends: false, relistSeconds: 300 } satisfies Defaults<TrustDto>;
 
 /** The write path is off unless enabled, and then allows nothing it is not told to. */
+/** The stdio front end's caller: a principal with no groups unless configured. */
+export const STDIO_DEFAULTS = { groups: [] } satisfies Defaults<StdioDto>;
+
 export const WRITES_DEFAULTS = { enabled: false, allow: [], deny: [] } satisfies Defaults<WritesDto>;

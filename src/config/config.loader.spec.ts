@@ -347,3 +347,25 @@ test('discovery.learning problems name their field', () => {
     problemsOf(() => load(`${minimal}\ndiscovery: { learning: { enabled: true, store: file } }\n`, env)).some((p) => p.startsWith('discovery.learning.path')),
   );
 });
+
+test('stdio: the principal of the stdio front end, groups default to none; absent, no block', () => {
+  assert.equal(load(minimal, { DOCS_TOKEN: 't' }).stdio, undefined);
+  assert.deepEqual(load(`${minimal}\nstdio: { principal: alice }\n`, { DOCS_TOKEN: 't' }).stdio, { principal: 'alice', groups: [] });
+  assert.deepEqual(load(`${minimal}\nstdio: { principal: alice, groups: [readers] }\n`, { DOCS_TOKEN: 't' }).stdio, {
+    principal: 'alice',
+    groups: ['readers'],
+  });
+  const problems = problemsOf(() => load(`${minimal}\nstdio: { principal: "not a name", groups: [""], extra: 1 }\n`, { DOCS_TOKEN: 't' }));
+  assert.ok(
+    problems.some((p) => p.startsWith('stdio.principal')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.startsWith('stdio.groups')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('stdio.extra')),
+    problems.join('\n'),
+  );
+});

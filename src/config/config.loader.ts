@@ -16,6 +16,7 @@ import {
   READ_ONLY_POLICY_DEFAULTS,
   REDIS_STORE_DEFAULTS,
   STDIO_BACKEND_DEFAULTS,
+  STDIO_DEFAULTS,
   WRITES_DEFAULTS,
 } from './config.defaults';
 import {
@@ -105,7 +106,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
   }
 }
 
-type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit'> &
+type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit' | 'stdio'> &
   Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes'>>;
 
 function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<string, string>, listenHost: string, problems: string[]): FileParts | undefined {
@@ -133,6 +134,7 @@ function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<strin
     discovery: discoveryOf(file.discovery, storeOf(file.rateLimit, []), configDir, problems),
     trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
     writes: withDefaults(file.writes, WRITES_DEFAULTS),
+    ...(file.stdio !== undefined ? { stdio: withDefaults(file.stdio, STDIO_DEFAULTS) } : {}),
   };
 }
 

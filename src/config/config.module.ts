@@ -33,10 +33,11 @@ import { DEFAULT_DRAIN_TIMEOUT_MS } from './domain/env-settings';
 
 /**
  * Reads the environment and the config file. The only place in the code base that reads
- * `process.env`; everything else receives typed slices by token.
+ * `process.env`; everything else receives typed slices by token. `configPath` (a command line's
+ * `--config`) stands in for CENTRALMCP_ROUTER_CONFIG.
  */
-export function loadConfigFromEnvironment(): RouterConfig {
-  return loadConfig(process.env);
+export function loadConfigFromEnvironment(configPath?: string): RouterConfig {
+  return loadConfig(configPath === undefined ? process.env : { ...process.env, CENTRALMCP_ROUTER_CONFIG: configPath });
 }
 
 const DEFAULT_LIFECYCLE: LifecycleConfig = { drainTimeoutMs: DEFAULT_DRAIN_TIMEOUT_MS };

@@ -271,6 +271,17 @@ export class TrustDto {
   @IsOptional() @IsInt() @Min(0) @Max(86_400) relistSeconds?: number;
 }
 
+/**
+ * `stdio`: the caller of `centralmcp-router stdio`, the local user who launched it. Access rules
+ * apply to this principal and its groups; without the block, to the anonymous principal.
+ */
+export class StdioDto {
+  @IsString()
+  @Matches(PRINCIPAL, { message: 'principal must be 1..128 characters: letters, digits and ._@:/+- (starting with a letter or digit)' })
+  principal!: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) @Matches(GROUP, { each: true, message: GROUP_MESSAGE }) groups?: string[];
+}
+
 /** Everything but `backends`, whose map is validated entry by entry to name each field. */
 export class FileConfigDto {
   @IsObject() backends!: Record<string, unknown>;
@@ -284,4 +295,5 @@ export class FileConfigDto {
   @IsOptional() @ValidateNested() @Type(() => DiscoveryDto) discovery?: DiscoveryDto;
   @IsOptional() @ValidateNested() @Type(() => TrustDto) trust?: TrustDto;
   @IsOptional() @ValidateNested() @Type(() => WritesDto) writes?: WritesDto;
+  @IsOptional() @ValidateNested() @Type(() => StdioDto) stdio?: StdioDto;
 }

@@ -8,6 +8,7 @@ import type {
   READ_ONLY_POLICY_DEFAULTS,
   REDIS_STORE_DEFAULTS,
   STDIO_BACKEND_DEFAULTS,
+  STDIO_DEFAULTS,
   TRUST_DEFAULTS,
   WRITES_DEFAULTS,
 } from './config.defaults';
@@ -24,6 +25,7 @@ import type {
   ReadOnlyPolicyDto,
   RedisStoreDto,
   StdioBackendDto,
+  StdioDto,
   TrustDto,
   WritesDto,
 } from './config.schema';
@@ -147,6 +149,7 @@ export type TrustMode = NonNullable<TrustDto['mode']>;
 export type TrustConfig = WithDefaults<TrustDto, typeof TRUST_DEFAULTS>;
 
 export type WritesConfig = WithDefaults<WritesDto, typeof WRITES_DEFAULTS>;
+export type StdioConfig = WithDefaults<StdioDto, typeof STDIO_DEFAULTS>;
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
@@ -190,6 +193,8 @@ export interface RouterConfig {
   writes?: WritesConfig;
   /** Set by the loader; a config built in code has none, and nothing to reload. */
   source?: ConfigSource;
+  /** The caller of the stdio front end (`centralmcp-router stdio`); absent: the anonymous principal. */
+  stdio?: StdioConfig;
   /** Set only when an OTLP traces endpoint is configured (architecture §8.1); `createApp` builds the tracing from it, before Nest. */
   tracing?: TracingConfig;
 }

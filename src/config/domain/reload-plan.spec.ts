@@ -78,6 +78,13 @@ test('live sections apply; restart-only sections keep their running value and ar
   assert.equal(next.audit, running.audit);
 });
 
+test("the stdio front end's principal waits for a restart", () => {
+  const running = config({ stdio: { principal: 'alice', groups: ['readers'] } });
+  const { config: next, change } = planReload(running, config({ stdio: { principal: 'bob', groups: [] } }));
+  assert.deepEqual(change.restartRequired, ['stdio']);
+  assert.equal(next.stdio, running.stdio);
+});
+
 test('API keys apply at once; a change of auth mode waits for a restart', () => {
   const running = config();
   const rotated = config({ auth: { mode: 'apiKeys', allowInsecure: false, apiKeys: [{ sha256: 'b'.repeat(64), principal: 'bob', groups: [] }] } });

@@ -23,8 +23,11 @@ export interface ReloadPlan {
   change: ConfigChange;
 }
 
-/** Sections read once at boot, by what they open: a listener, a file, a connection, a watch. */
-const RESTART_SECTIONS = ['audit', 'discovery', 'rateLimitStore'] as const;
+/**
+ * Sections read once at boot, by what they open: a listener, a file, a connection, a watch; and
+ * the stdio front end's caller, fixed for the life of its process.
+ */
+const RESTART_SECTIONS = ['audit', 'discovery', 'rateLimitStore', 'stdio'] as const;
 /** Sections that apply to every call that starts after the reload. */
 const LIVE_SECTIONS = ['policy', 'access', 'rateLimit', 'principalRateLimit'] as const;
 
@@ -66,6 +69,7 @@ export function planReload(running: RouterConfig, loaded: RouterConfig): ReloadP
     audit: running.audit,
     discovery: running.discovery,
     rateLimitStore: running.rateLimitStore,
+    stdio: running.stdio,
     trust: trust === 'applies' ? loaded.trust : running.trust,
     auth: auth === 'applies' ? loaded.auth : running.auth,
     writes,

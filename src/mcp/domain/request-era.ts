@@ -9,7 +9,7 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 /** Body fields mirrored into headers (spec 2026-07-28, Streamable HTTP, "Standard Request Headers"). */
 export const METHOD_HEADER = 'mcp-method';
 export const NAME_HEADER = 'mcp-name';
-const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
+export const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'resources/read': 'uri', 'prompts/get': 'name' };
 
 /** Error codes the 2026-07-28 revision defines (spec 2026-07-28, "Base Protocol", Error Codes). */
 export const HEADER_MISMATCH = -32020;
