@@ -33,7 +33,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   trust: ['common', 'config', 'registry', 'backends', 'cursor', 'metrics', 'audit'],
   discovery: ['common', 'config', 'registry', 'gate', 'access', 'backends', 'trust', 'metrics'],
   batch: ['common', 'config', 'gate', 'rate-limit', 'registry', 'backends', 'cursor', 'answers', 'metrics', 'access', 'audit', 'lifecycle', 'trust'],
-  mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit'],
+  publish: ['common', 'config', 'registry', 'gate', 'access', 'trust', 'cursor'],
+  mcp: ['common', 'config', 'batch', 'discovery', 'publish', 'answers', 'lifecycle', 'metrics', 'auth', 'audit'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
 };
 

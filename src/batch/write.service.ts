@@ -41,10 +41,14 @@ export class WriteService {
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
   ) {}
 
-  async write(raw: Record<string, unknown>, principal: Principal): Promise<SingleResult> {
+  /**
+   * `howToConfirm` tells a `confirmation_required` answer how to call again (by default: through
+   * `invoke_tool` with `confirm`), for a tool published directly that takes the token itself.
+   */
+  async write(raw: Record<string, unknown>, principal: Principal, howToConfirm?: string): Promise<SingleResult> {
     const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
     const started = performance.now();
-    const dispatched = await this.dispatch(raw, principal);
+    const dispatched = await this.dispatch(raw, principal, howToConfirm);
     let single: SingleResult;
     switch (dispatched.kind) {
       case 'confirmation':
@@ -64,7 +68,7 @@ export class WriteService {
   }
 
   /** The write seam: resolve (by write permission) → trust → write gate → confirmation → rate limit → dispatch. */
-  private async dispatch(raw: Record<string, unknown>, principal: Principal): Promise<DispatchedWrite> {
+  private async dispatch(raw: Record<string, unknown>, principal: Principal, howToConfirm: string | undefined): Promise<DispatchedWrite> {
     const checked = checkWriteCall(raw);
     if (!checked.ok) return invalidCall(raw, checked.message);
     const { call, confirm } = checked;
@@ -79,7 +83,7 @@ export class WriteService {
       const binding = { principal: principal.id, backend: tool.backend, tool: tool.name, argsDigest: digest };
       if (confirm === undefined) {
         const issued = this.cursors.issueConfirmation(binding);
-        const result = confirmationResult(tool.name, tool.backend, Object.keys(args), issued.token, CONFIRMATION_TTL_SECONDS);
+        const result = confirmationResult(tool.name, tool.backend, Object.keys(args), issued.token, CONFIRMATION_TTL_SECONDS, howToConfirm);
         return { kind: 'confirmation', result, argsDigest: digest, confirmationId: issued.id };
       }
       const used = await this.cursors.useConfirmation(confirm, binding);

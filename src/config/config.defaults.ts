@@ -4,6 +4,7 @@ import type {
   EmbeddingsDto,
   HttpBackendDto,
   JwtDto,
+  PublishDto,
   ReadOnlyPolicyDto,
   RedisStoreDto,
   StdioBackendDto,
@@ -52,3 +53,6 @@ export const TRUST_DEFAULTS = { mode: 'off', approveNewBackends: false, relistSe
 
 /** The write path is off unless enabled, and then allows nothing it is not told to. */
 export const WRITES_DEFAULTS = { enabled: false, allow: [], deny: [] } satisfies Defaults<WritesDto>;
+
+/** Only the meta-tools, as before; 128 is the most tools several model APIs accept in one request. */
+export const PUBLISH_DEFAULTS = { mode: 'meta', maxDirectTools: 128 } satisfies Defaults<PublishDto>;

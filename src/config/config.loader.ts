@@ -16,6 +16,7 @@ import {
   REDIS_STORE_DEFAULTS,
   STDIO_BACKEND_DEFAULTS,
   WRITES_DEFAULTS,
+  PUBLISH_DEFAULTS,
 } from './config.defaults';
 import {
   BACKEND_TRANSPORTS,
@@ -100,7 +101,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
 }
 
 type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit'> &
-  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes'>>;
+  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes' | 'publish'>>;
 
 function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<string, string>, listenHost: string, problems: string[]): FileParts | undefined {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -127,6 +128,7 @@ function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<strin
     discovery: discoveryOf(file.discovery, problems),
     trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
     writes: withDefaults(file.writes, WRITES_DEFAULTS),
+    publish: withDefaults(file.publish, PUBLISH_DEFAULTS),
   };
 }
 

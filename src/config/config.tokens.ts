@@ -16,3 +16,4 @@ export const AUDIT_CONFIG = Symbol('centralmcp-router:config:audit');
 export const DISCOVERY_CONFIG = Symbol('centralmcp-router:config:discovery');
 export const TRUST_CONFIG = Symbol('centralmcp-router:config:trust');
 export const WRITES_CONFIG = Symbol('centralmcp-router:config:writes');
+export const PUBLISH_CONFIG = Symbol('centralmcp-router:config:publish');

@@ -4,6 +4,7 @@ import type {
   EMBEDDINGS_DEFAULTS,
   HTTP_BACKEND_DEFAULTS,
   JWT_DEFAULTS,
+  PUBLISH_DEFAULTS,
   READ_ONLY_POLICY_DEFAULTS,
   REDIS_STORE_DEFAULTS,
   STDIO_BACKEND_DEFAULTS,
@@ -18,6 +19,7 @@ import type {
   EmbeddingsDto,
   HttpBackendDto,
   JwtDto,
+  PublishDto,
   RateLimitDto,
   ReadOnlyPolicyDto,
   RedisStoreDto,
@@ -139,6 +141,9 @@ export type TrustConfig = WithDefaults<TrustDto, typeof TRUST_DEFAULTS>;
 
 export type WritesConfig = WithDefaults<WritesDto, typeof WRITES_DEFAULTS>;
 
+export type PublishMode = NonNullable<PublishDto['mode']>;
+export type PublishConfig = WithDefaults<PublishDto, typeof PUBLISH_DEFAULTS>;
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 export interface RouterConfig {
@@ -171,6 +176,8 @@ export interface RouterConfig {
   trust?: TrustConfig;
   /** Optional (default: disabled); read it through WRITES_CONFIG. */
   writes?: WritesConfig;
+  /** Optional (default: meta-tools only); read it through PUBLISH_CONFIG. */
+  publish?: PublishConfig;
 }
 
 /** Rate limiting's slice (architecture §7): the global and per-principal buckets. A backend's own bucket is in its BackendConfig. */

@@ -5,7 +5,7 @@ import { isJsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { GateService } from '../gate/gate.service';
 import { RegistryService } from '../registry/registry.service';
-import { cleanText } from '../registry/domain/sanitize';
+import { cleanText, MAX_SHOWN_DESCRIPTION_CHARS } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
 import { TrustService } from '../trust/trust.service';
 import { emptyCatalogNote, NO_MATCH_NOTE, serverSummary, unknownServerMessage, type ServerSummary } from './domain/find-answer';
@@ -51,8 +51,6 @@ export interface FindToolAnswer {
 
 /** The answer, or why the query was refused (an `invalid_arguments` message). */
 export type FindOutcome = { ok: true; answer: FindToolAnswer } | { ok: false; message: string };
-
-const MAX_DESCRIPTION_CHARS = 300;
 
 /** Ranked search over the catalog, reported with what the read path will decide for each hit. */
 @Injectable()
@@ -120,7 +118,7 @@ export class FindToolService {
     return {
       name: tool.name,
       server: tool.backend,
-      description: cleanText(tool.description, MAX_DESCRIPTION_CHARS),
+      description: cleanText(tool.description, MAX_SHOWN_DESCRIPTION_CHARS),
       params: paramsOf(tool.inputSchema),
       read_only: readOnly,
       // MCP defaults: a tool that is not read-only is assumed destructive and not idempotent.

@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { BatchModule } from '../batch/batch.module';
 import { DiscoveryModule } from '../discovery/discovery.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { PublishModule } from '../publish/publish.module';
 import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
@@ -11,7 +12,7 @@ import { ModernEra } from './modern-era';
 import { PublishedSurface } from './published-surface';
 
 @Module({
-  imports: [BatchModule, DiscoveryModule, AuthModule, AuditModule, MetricsModule],
+  imports: [BatchModule, DiscoveryModule, PublishModule, AuthModule, AuditModule, MetricsModule],
   controllers: [McpController],
   providers: [McpService, PublishedSurface, LegacyEra, ModernEra],
 })

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ANONYMOUS } from '../common/principal';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, resultMessageJson } from './domain/jsonrpc';
 import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
@@ -14,6 +15,12 @@ import { PublishedSurface, SERVER_INFO } from './published-surface';
 export const SURFACE_TTL_MS = 3_600_000;
 /** The surface is the same for every caller (access is checked per call), so shared caches may keep it. */
 export const SURFACE_CACHE_SCOPE = 'public';
+/**
+ * With tools published directly (`publish.mode` `direct` or `both`) the list is the caller's own
+ * and follows the catalog: only the caller may keep it, for a minute.
+ */
+export const PER_CALLER_TTL_MS = 60_000;
+export const PER_CALLER_CACHE_SCOPE = 'private';
 
 /**
  * The 2026-07-28 era: no handshake, every request stands alone with its version and capabilities
@@ -28,32 +35,27 @@ export const SURFACE_CACHE_SCOPE = 'public';
  */
 @Injectable()
 export class ModernEra implements EraDialect {
-  private readonly discoverJson: string;
-  private readonly toolsListJson: string;
+  /** Serialized once at boot when the surface is the same for every caller; undefined when it is per caller. */
+  private readonly discoverJson: string | undefined;
+  private readonly toolsListJson: string | undefined;
   /** What every result opens with, before its own fields. */
   private readonly resultHead: string;
 
   constructor(private readonly surface: PublishedSurface) {
-    const meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
-    this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(meta)}`;
-    this.discoverJson = JSON.stringify({
-      resultType: 'complete',
-      supportedVersions: PROTOCOL_VERSIONS,
-      capabilities: { tools: { listChanged: false } },
-      instructions: surface.instructions,
-      ttlMs: SURFACE_TTL_MS,
-      cacheScope: SURFACE_CACHE_SCOPE,
-      _meta: meta,
-    });
-    this.toolsListJson = JSON.stringify({ resultType: 'complete', tools: surface.tools, ttlMs: SURFACE_TTL_MS, cacheScope: SURFACE_CACHE_SCOPE, _meta: meta });
+    this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(SERVER_META)}`;
+    const listing = surface.perCaller ? undefined : surface.listFor(ANONYMOUS);
+    this.discoverJson = listing && discoverJson(listing.instructions, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
+    this.toolsListJson = listing && toolsListJson(listing.tools, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
   }
 
   async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'server/discover':
-        return ok(resultMessageJson(id, this.discoverJson));
+        return ok(
+          resultMessageJson(id, this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)),
+        );
       case 'tools/list':
-        return ok(resultMessageJson(id, this.toolsListJson));
+        return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.listFor(principal).tools, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, this.complete(outcome.resultJson)) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
@@ -71,6 +73,24 @@ export class ModernEra implements EraDialect {
     const rest = resultJson.slice(1).trimStart();
     return rest.startsWith('}') ? `${this.resultHead}}` : `${this.resultHead},${rest}`;
   }
+}
+
+const SERVER_META = { [SERVER_INFO_META_KEY]: SERVER_INFO };
+
+function discoverJson(instructions: string, ttlMs: number, cacheScope: string): string {
+  return JSON.stringify({
+    resultType: 'complete',
+    supportedVersions: PROTOCOL_VERSIONS,
+    capabilities: { tools: { listChanged: false } },
+    instructions,
+    ttlMs,
+    cacheScope,
+    _meta: SERVER_META,
+  });
+}
+
+function toolsListJson(tools: readonly unknown[], ttlMs: number, cacheScope: string): string {
+  return JSON.stringify({ resultType: 'complete', tools, ttlMs, cacheScope, _meta: SERVER_META });
 }
 
 function ok(body: unknown): HttpAnswer {
