@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { RouterConfig } from '../src/config/config.types';
+import { LifecycleService } from '../src/lifecycle/lifecycle.service';
+import { ToolListStreams } from '../src/mcp/tool-list-streams';
+import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
 import {
   filesBackend,
   rawToolCall,
@@ -259,3 +263,64 @@ describe('per caller, and past publish.maxDirectTools', () => {
     assert.equal(read.head.status, 'ok');
   });
 });
+
+describe('notifications/tools/list_changed', () => {
+  let router: RunningRouter;
+  const clients: Client[] = [];
+  before(async () => {
+    router = await startRouter(
+      testConfig([stdioBackend('fixture', SERVER_ENTRIES.fixture, [])], {
+        // The fixture's add_tool adds `added_<n>`: both read-only by the operator, so they are published.
+        policy: { readOnly: { allow: ['fixture:add_tool', 'fixture:added_*'], deny: [] } },
+        publish: { mode: 'both', maxDirectTools: 128 },
+      }),
+    );
+  });
+  after(async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await router.close();
+  });
+
+  test('a client that keeps the GET stream is told when its list changes, and then lists the new tool', async () => {
+    const listener = await connect(router, clients);
+    assert.equal(listener.getServerCapabilities()?.tools?.listChanged, true);
+    const before = (await listener.listTools()).tools.map((t) => t.name);
+    assert.ok(before.includes('fixture__add_tool'));
+    const told = new Promise<void>((resolve) => listener.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    // The stream is open once the router counts it; the SDK opens it after `initialized`.
+    await waitForStream(router);
+    const caller = await connect(router, clients);
+    assert.equal((await call(caller, 'fixture__add_tool', {})).head.status, 'ok');
+    await told;
+    const after = (await listener.listTools()).tools.map((t) => t.name);
+    const added = after.filter((n) => !before.includes(n));
+    assert.equal(added.length, 1);
+    assert.match(added[0], /^fixture__added_\d+$/);
+  });
+
+  test('draining ends the streams, so they never hold the drain up', async () => {
+    await connect(router, clients);
+    await waitForStream(router);
+    const lifecycle = router.app.get(LifecycleService);
+    lifecycle.startDraining();
+    assert.equal(router.app.get(ToolListStreams).size, 0);
+    // The drain deadline is far; idle comes as soon as the streams' requests are over.
+    assert.equal(await lifecycle.waitForIdle(60_000), true);
+  });
+
+  test('with publish.mode meta there is no stream to open: GET /mcp is 405', async () => {
+    const meta = await startRouter(testConfig([stdioBackend('fixture', SERVER_ENTRIES.fixture, [])]));
+    try {
+      const response = await fetch(meta.url, { headers: { accept: 'text/event-stream' } });
+      assert.equal(response.status, 405);
+    } finally {
+      await meta.close();
+    }
+  });
+});
+
+/** Resolves once the router holds at least one open tool list stream. */
+async function waitForStream(router: RunningRouter): Promise<void> {
+  const streams = router.app.get(ToolListStreams);
+  while (streams.size === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -20,7 +20,8 @@ export class LegacyEra implements EraDialect {
         return ok(
           resultMessage(id, {
             protocolVersion: negotiateVersion(params.protocolVersion),
-            capabilities: { tools: { listChanged: false } },
+            // A list published per caller changes with the catalog, and a GET stream announces it.
+            capabilities: { tools: { listChanged: this.surface.perCaller } },
             serverInfo: SERVER_INFO,
             instructions: this.surface.listFor(principal).instructions,
           }),

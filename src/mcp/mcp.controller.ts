@@ -3,12 +3,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
+import { ToolListStreams } from './tool-list-streams';
 
-/** `/mcp`: adapts HTTP to McpService and back; decides nothing. Draining is the drain hook's (lifecycle/). */
+/** `/mcp`: adapts HTTP to McpService (and a GET to ToolListStreams) and back; decides nothing. Draining is the drain hook's (lifecycle/). */
 @Controller('mcp')
 @UseFilters(EdgeErrorFilter)
 export class McpController {
-  constructor(private readonly mcp: McpService) {}
+  constructor(
+    private readonly mcp: McpService,
+    private readonly streams: ToolListStreams,
+  ) {}
 
   @Post()
   async post(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
@@ -26,10 +30,34 @@ export class McpController {
     return answer.body;
   }
 
-  /** Stateless: no server-initiated stream to open (spec: 405 when a server offers none). */
+  /**
+   * A stream of server-initiated messages (Streamable HTTP, "Listening for Messages from the
+   * Server"): only while tools are published per caller, to announce changes of the caller's list;
+   * otherwise 405, as the spec has it for a server that offers none.
+   */
   @Get()
-  openStream(): never {
-    throw notAllowed();
+  async openStream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    if (!this.streams.enabled) throw notAllowed();
+    const admission = await this.mcp.admit({ url: request.url, headers: request.headers, rawHeaders: request.raw.rawHeaders });
+    if (!admission.ok) {
+      const { answer } = admission;
+      await reply
+        .status(answer.status)
+        .headers(answer.headers ?? {})
+        .header('content-type', 'application/json')
+        .send(answer.body);
+      return;
+    }
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    raw.flushHeaders();
+    const stop = this.streams.open(
+      admission.principal,
+      (message) => raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+      () => raw.end(),
+    );
+    raw.on('close', stop);
   }
 
   /** Stateless: no session to end. */

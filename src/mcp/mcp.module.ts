@@ -10,10 +10,11 @@ import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
 import { PublishedSurface } from './published-surface';
+import { ToolListStreams } from './tool-list-streams';
 
 @Module({
   imports: [BatchModule, DiscoveryModule, PublishModule, AuthModule, AuditModule, MetricsModule],
   controllers: [McpController],
-  providers: [McpService, PublishedSurface, LegacyEra, ModernEra],
+  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, ToolListStreams],
 })
 export class McpModule {}
