@@ -243,6 +243,33 @@ describe('per caller, and past publish.maxDirectTools', () => {
     assert.equal((await call(few, 'files__read_text_file', { path: join(dir, 'small.txt') })).head.status, 'ok');
   });
 
+  test('a 2026-07-28 client lists its own tools, which only it may cache, for a minute', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const response = await fetch(router.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${FEW_KEY}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }),
+    });
+    assert.equal(response.status, 200);
+    const { result } = (await response.json()) as { result: { tools: { name: string }[]; ttlMs: number; cacheScope: string } };
+    assert.deepEqual(
+      result.tools.map((t) => t.name),
+      ['invoke_read_tool', 'files__list_allowed_directories', 'files__read_text_file'],
+    );
+    assert.equal(result.ttlMs, 60_000);
+    assert.equal(result.cacheScope, 'private');
+  });
+
   test('past the limit the first tools by name are published, the meta-tools come back, and the instructions name the rest', async () => {
     const all = await connect(router, clients, ALL_KEY);
     const { tools } = await all.listTools();
