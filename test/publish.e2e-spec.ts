@@ -325,6 +325,48 @@ describe('notifications/tools/list_changed', () => {
     assert.match(added[0], /^fixture__added_\d+$/);
   });
 
+  test('a 2026-07-28 client subscribes with subscriptions/listen and is told, under its subscription id', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const response = await fetch(router.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'sub-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: envelope },
+      }),
+    });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const messages = sseMessages(response);
+    const ack = await messages.next();
+    assert.deepEqual(ack.value, {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
+    });
+    await waitForStream(router);
+    const caller = await connect(router, clients);
+    assert.equal((await call(caller, 'fixture__add_tool', {})).head.status, 'ok');
+    const changed = await messages.next();
+    assert.deepEqual(changed.value, {
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
+    });
+    await messages.return(undefined);
+  });
+
   test('draining ends the streams, so they never hold the drain up', async () => {
     await connect(router, clients);
     await waitForStream(router);
@@ -350,4 +392,31 @@ describe('notifications/tools/list_changed', () => {
 async function waitForStream(router: RunningRouter): Promise<void> {
   const streams = router.app.get(ToolListStreams);
   while (streams.size === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** The JSON-RPC messages of a server-sent event stream, one by one. */
+async function* sseMessages(response: Response): AsyncGenerator<unknown, void, undefined> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  try {
+    for (;;) {
+      let end = buffered.indexOf('\n\n');
+      while (end < 0) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffered += value;
+        end = buffered.indexOf('\n\n');
+      }
+      const event = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const data = event
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
+      if (data) yield JSON.parse(data);
+    }
+  } finally {
+    await reader.cancel();
+  }
 }

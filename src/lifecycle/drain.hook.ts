@@ -17,6 +17,17 @@ const DRAINING_BODY = {
 
 const MCP_PATH = /^\/mcp(\?|$)/;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Ends this request's count in flight now (idempotent); null when it is not counted. For a
+     * stream a client keeps open: it ends itself when draining begins, so it must not hold the
+     * drain up, and a client that leaves it ends the response without any hook seeing it.
+     */
+    leaveInFlight: (() => void) | null;
+  }
+}
+
 /**
  * Counts /mcp requests in flight for the drain and, once draining, refuses new ones with 503, a
  * JSON-RPC error body and `Retry-After`. `Connection: close` moves a keep-alive client off this
@@ -29,11 +40,13 @@ const MCP_PATH = /^\/mcp(\?|$)/;
 export function registerDrainHook(fastify: FastifyInstance, lifecycle: LifecycleService): void {
   const logger = new Logger('DrainHook');
   const releases = new WeakMap<object, () => void>();
+  fastify.decorateRequest('leaveInFlight', null);
   fastify.addHook('onRequest', (request, reply, done) => {
     if (!MCP_PATH.test(request.url)) return done();
     const release = lifecycle.tryEnter();
     if (release) {
       releases.set(request.raw, release);
+      request.leaveInFlight = release;
       return done();
     }
     logger.debug({ msg: 'request refused: draining' });

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventStream } from './era-dialect';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
@@ -23,6 +24,10 @@ export class McpController {
       rawHeaders: request.raw.rawHeaders,
       principal: request.principal ?? undefined,
     });
+    if (answer.events !== undefined) {
+      sendEvents(reply, answer.events);
+      return undefined;
+    }
     reply.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     if (answer.body === undefined) return '';
@@ -48,16 +53,7 @@ export class McpController {
         .send(answer.body);
       return;
     }
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-    raw.flushHeaders();
-    const stop = this.streams.open(
-      admission.principal,
-      (message) => raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
-      () => raw.end(),
-    );
-    raw.on('close', stop);
+    sendEvents(reply, { open: (send, end) => this.streams.open(admission.principal, send, end) });
   }
 
   /** Stateless: no session to end. */
@@ -65,6 +61,21 @@ export class McpController {
   endSession(): never {
     throw notAllowed();
   }
+}
+
+/** A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it. */
+function sendEvents(reply: FastifyReply, events: EventStream): void {
+  reply.hijack();
+  // A stream is not a request in flight: it ends itself when draining begins (ToolListStreams).
+  reply.request.leaveInFlight?.();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  raw.flushHeaders();
+  const stop = events.open(
+    (message) => raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+    () => raw.end(),
+  );
+  raw.on('close', stop);
 }
 
 function notAllowed(): EdgeError {

@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { ANONYMOUS } from '../common/principal';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, resultMessageJson } from './domain/jsonrpc';
+import { isJsonObject } from '../common/json-object';
+import type { Principal } from '../common/principal';
+import { errorMessage, resultMessageJson, type RequestId, type RequestParams } from './domain/jsonrpc';
 import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
 import { SERVER_INFO_META_KEY } from './domain/request-era';
-import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
+import type { EraDialect, EraRequest, EventStream, HttpAnswer } from './era-dialect';
 import { PublishedSurface, SERVER_INFO } from './published-surface';
+import { ToolListStreams } from './tool-list-streams';
+
+/** The `_meta` key every message of a subscription carries (spec 2026-07-28, "Subscriptions"). */
+const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 /**
  * How long a client or cache may hold `tools/list` and `server/discover` (spec 2026-07-28,
@@ -28,8 +34,9 @@ export const PER_CALLER_CACHE_SCOPE = 'private';
  * (the router never asks for input) and names the server in `_meta`; `server/discover` and
  * `tools/list` carry caching hints. The answers that never change are serialized once, at boot.
  *
- * Not served: `subscriptions/listen` (the surface is static, so there is no change to announce:
- * capabilities say `listChanged: false` and clients rely on `ttlMs`), `ping` (removed by this
+ * Not served: `subscriptions/listen` while the surface is static (`publish.mode` `meta`: there is
+ * no change to announce, capabilities say `listChanged: false` and clients rely on `ttlMs`; with
+ * tools published per caller it announces tool-list changes), `ping` (removed by this
  * revision), and `initialize` (the legacy era's). Each is "Method not found" with HTTP 404, as
  * Streamable HTTP asks for a method the server does not implement.
  */
@@ -41,10 +48,13 @@ export class ModernEra implements EraDialect {
   /** What every result opens with, before its own fields. */
   private readonly resultHead: string;
 
-  constructor(private readonly surface: PublishedSurface) {
+  constructor(
+    private readonly surface: PublishedSurface,
+    private readonly streams: ToolListStreams,
+  ) {
     this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(SERVER_META)}`;
     const listing = surface.perCaller ? undefined : surface.listFor(ANONYMOUS);
-    this.discoverJson = listing && discoverJson(listing.instructions, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
+    this.discoverJson = listing && discoverJson(listing.instructions, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE, false);
     this.toolsListJson = listing && toolsListJson(listing.tools, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
   }
 
@@ -52,17 +62,47 @@ export class ModernEra implements EraDialect {
     switch (method) {
       case 'server/discover':
         return ok(
-          resultMessageJson(id, this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)),
+          resultMessageJson(
+            id,
+            this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE, true),
+          ),
         );
       case 'tools/list':
         return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.listFor(principal).tools, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
+      case 'subscriptions/listen':
+        if (this.streams.enabled) return { status: 200, events: this.listen(id, params, principal) };
+        return notServed(id, method);
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, this.complete(outcome.resultJson)) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
       }
       default:
-        return { status: 404, body: errorMessage(id, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 80)}`) };
+        return notServed(id, method);
     }
+  }
+
+  /**
+   * A `subscriptions/listen` stream (spec 2026-07-28, "Subscriptions"): acknowledged with what the
+   * router grants, tool-list changes only, each message carrying the subscription id (the request's
+   * id); when the router drains, the subscription closes gracefully with the request's result.
+   */
+  private listen(id: RequestId, params: RequestParams, principal: Principal): EventStream {
+    const asked = isJsonObject(params.notifications) && params.notifications.toolsListChanged === true;
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: id };
+    return {
+      open: (send, end) => {
+        send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: asked }, _meta: meta } });
+        const close = () => {
+          send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: SERVER_META } });
+          end();
+        };
+        if (!asked) {
+          close();
+          return () => undefined;
+        }
+        return this.streams.open(principal, (message) => send({ ...message, params: { _meta: meta } }), close);
+      },
+    };
   }
 
   /**
@@ -77,11 +117,11 @@ export class ModernEra implements EraDialect {
 
 const SERVER_META = { [SERVER_INFO_META_KEY]: SERVER_INFO };
 
-function discoverJson(instructions: string, ttlMs: number, cacheScope: string): string {
+function discoverJson(instructions: string, ttlMs: number, cacheScope: string, listChanged: boolean): string {
   return JSON.stringify({
     resultType: 'complete',
     supportedVersions: PROTOCOL_VERSIONS,
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged } },
     instructions,
     ttlMs,
     cacheScope,
@@ -91,6 +131,11 @@ function discoverJson(instructions: string, ttlMs: number, cacheScope: string): 
 
 function toolsListJson(tools: readonly unknown[], ttlMs: number, cacheScope: string): string {
   return JSON.stringify({ resultType: 'complete', tools, ttlMs, cacheScope, _meta: SERVER_META });
+}
+
+/** Streamable HTTP, "Protocol Version Header": a method the server does not implement is 404. */
+function notServed(id: RequestId, method: string): HttpAnswer {
+  return { status: 404, body: errorMessage(id, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 80)}`) };
 }
 
 function ok(body: unknown): HttpAnswer {
