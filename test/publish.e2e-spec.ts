@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -294,6 +295,7 @@ describe('per caller, and past publish.maxDirectTools', () => {
 describe('notifications/tools/list_changed', () => {
   let router: RunningRouter;
   const clients: Client[] = [];
+  const closers: (() => Promise<void>)[] = [];
   before(async () => {
     router = await startRouter(
       testConfig([stdioBackend('fixture', SERVER_ENTRIES.fixture, [])], {
@@ -304,7 +306,7 @@ describe('notifications/tools/list_changed', () => {
     );
   });
   after(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
+    await Promise.allSettled([...clients.map((c) => c.close()), ...closers.map((close) => close())]);
     await router.close();
   });
 
@@ -315,7 +317,7 @@ describe('notifications/tools/list_changed', () => {
     assert.ok(before.includes('fixture__add_tool'));
     const told = new Promise<void>((resolve) => listener.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
     // The stream is open once the router counts it; the SDK opens it after `initialized`.
-    await waitForStream(router);
+    await waitForStreams(router, (n) => n > 0);
     const caller = await connect(router, clients);
     assert.equal((await call(caller, 'fixture__add_tool', {})).head.status, 'ok');
     await told;
@@ -349,13 +351,13 @@ describe('notifications/tools/list_changed', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const messages = sseMessages(response);
+    // The acknowledgment is sent once the subscription is registered.
     const ack = await messages.next();
     assert.deepEqual(ack.value, {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
       params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
     });
-    await waitForStream(router);
     const caller = await connect(router, clients);
     assert.equal((await call(caller, 'fixture__add_tool', {})).head.status, 'ok');
     const changed = await messages.next();
@@ -364,12 +366,37 @@ describe('notifications/tools/list_changed', () => {
       method: 'notifications/tools/list_changed',
       params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
     });
+    const open = router.app.get(ToolListStreams).size;
     await messages.return(undefined);
+    // The client left: its subscription is gone.
+    await waitForStreams(router, (n) => n < open);
+  });
+
+  test('the SDK v2 client (2026-07-28) subscribes by itself and refreshes its tools on a change', async () => {
+    const open = router.app.get(ToolListStreams).size;
+    const refreshed = new Promise<string[]>((resolve, reject) => {
+      const client = new ClientV2(
+        { name: 'publish-v2', version: '1' },
+        {
+          versionNegotiation: { mode: 'auto' },
+          listChanged: { tools: { onChanged: (error, tools) => (error ? reject(error) : resolve((tools ?? []).map((t) => t.name))) } },
+        },
+      );
+      closers.push(() => client.close());
+      void client.connect(new TransportV2(new URL(router.url))).catch(reject);
+    });
+    await waitForStreams(router, (n) => n > open);
+    const before = new Set((await (await connect(router, clients)).listTools()).tools.map((t) => t.name));
+    const caller = await connect(router, clients);
+    assert.equal((await call(caller, 'fixture__add_tool', {})).head.status, 'ok');
+    const names = await refreshed;
+    assert.equal(names.filter((n) => !before.has(n) && /^fixture__added_\d+$/.test(n)).length, 1);
   });
 
   test('draining ends the streams, so they never hold the drain up', async () => {
+    const open = router.app.get(ToolListStreams).size;
     await connect(router, clients);
-    await waitForStream(router);
+    await waitForStreams(router, (n) => n > open);
     const lifecycle = router.app.get(LifecycleService);
     lifecycle.startDraining();
     assert.equal(router.app.get(ToolListStreams).size, 0);
@@ -388,10 +415,14 @@ describe('notifications/tools/list_changed', () => {
   });
 });
 
-/** Resolves once the router holds at least one open tool list stream. */
-async function waitForStream(router: RunningRouter): Promise<void> {
+/** Resolves once the number of tool list streams the router holds is as `expected` says. */
+async function waitForStreams(router: RunningRouter, expected: (open: number) => boolean): Promise<void> {
   const streams = router.app.get(ToolListStreams);
-  while (streams.size === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  // A generous ceiling, so a stream that never comes fails the test rather than hanging it.
+  for (let polls = 0; !expected(streams.size); polls++) {
+    assert.ok(polls < 6_000, `the open streams stayed at ${streams.size}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** The JSON-RPC messages of a server-sent event stream, one by one. */

@@ -91,16 +91,22 @@ export class ModernEra implements EraDialect {
     const meta = { [SUBSCRIPTION_ID_META_KEY]: id };
     return {
       open: (send, end) => {
-        send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: asked }, _meta: meta } });
         const close = () => {
           send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: SERVER_META } });
           end();
         };
+        const acknowledge = () =>
+          send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: asked }, _meta: meta } });
         if (!asked) {
+          acknowledge();
           close();
           return () => undefined;
         }
-        return this.streams.open(principal, (message) => send({ ...message, params: { _meta: meta } }), close);
+        // Registered first, acknowledged in the same turn: a client that reads the acknowledgment
+        // misses no change after it (changes are announced in a later turn).
+        const stop = this.streams.open(principal, (message) => send({ ...message, params: { _meta: meta } }), close);
+        acknowledge();
+        return stop;
       },
     };
   }
