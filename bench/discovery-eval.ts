@@ -3,12 +3,19 @@ import { parseArgs } from 'node:util';
 import { searchTools } from '../src/discovery/domain/ranking';
 import { buildToolIndex } from '../src/discovery/domain/tool-index';
 import { loadLexicon } from '../src/discovery/lexicon';
+import type { LearnedSignal } from '../src/learning/domain/associations';
+import { replayAsTraffic, splitTune } from './learning-replay';
 import { DISCOVERY_SETS, loadDiscoverySet, scorePart, toolKey, type DiscoverySetName, type Part, type PartScore } from '../test/support/discovery-sets';
 
 /**
  * `npm run eval:discovery`: how well `find_tool` ranks on public tool-retrieval sets
  * (`bench/discovery/`), in process, per set and part. Report the test part; look only at the
  * tune part while changing the ranking (`--part tune --misses 20` lists what it missed).
+ *
+ * `--learn`: the tune part is first replayed as traffic (`learning-replay.ts`), `--per-tool` K
+ * queries per tool (a number or `all`, default 10) by `--principals` N, then the test part is
+ * ranked with what was learned. With `--part tune`, half of the tune part is replayed and the other
+ * half ranked, for choosing learning's constants without looking at the test part.
  */
 const { values } = parseArgs({
   options: {
@@ -16,6 +23,10 @@ const { values } = parseArgs({
     set: { type: 'string', multiple: true },
     misses: { type: 'string', default: '0' },
     lexicon: { type: 'string', default: 'on' },
+    learn: { type: 'boolean', default: false },
+    'per-tool': { type: 'string', default: '10' },
+    principals: { type: 'string', default: '10' },
+    'min-principals': { type: 'string', default: '3' },
   },
 });
 const parts: Part[] = values.part === 'both' ? ['tune', 'test'] : [values.part as Part];
@@ -32,11 +43,19 @@ const missed: { set: string; score: PartScore }[] = [];
 for (const name of sets) {
   const set = loadDiscoverySet(name);
   const index = buildToolIndex(set.tools, { lexicon });
-  const rank = (query: string, topK: number): string[] => searchTools(index, query, { topK }).map((h) => toolKey(h.tool.backend, h.tool.name));
+  let learned: LearnedSignal | undefined;
+  const rank = (query: string, topK: number): string[] => searchTools(index, query, { topK, learned }).map((h) => toolKey(h.tool.backend, h.tool.name));
   for (const part of parts) {
-    const score = scorePart(set.queries[part], rank, () => performance.now());
+    let queries = set.queries[part];
+    if (values.learn) {
+      const split = part === 'tune' ? splitTune(queries) : { traffic: set.queries.tune, ranked: queries };
+      const perTool = values['per-tool'] === 'all' ? Infinity : Number(values['per-tool']);
+      learned = replayAsTraffic(split.traffic, { perTool, principals: Number(values.principals), minPrincipals: Number(values['min-principals']) });
+      queries = split.ranked;
+    }
+    const score = scorePart(queries, rank, () => performance.now());
     console.log(
-      `| ${name} | ${part} | ${set.tools.length} | ${score.queries} | ${fmt(score.recallAt1)} | ${fmt(score.recallAt5)} | ${fmt(score.mrrAt10)} | ${score.p50Ms.toFixed(2)} | ${score.p99Ms.toFixed(2)} |`,
+      `| ${name} | ${part}${values.learn ? ` (learned: ${learned?.size ?? 0})` : ''} | ${set.tools.length} | ${score.queries} | ${fmt(score.recallAt1)} | ${fmt(score.recallAt5)} | ${fmt(score.mrrAt10)} | ${score.p50Ms.toFixed(2)} | ${score.p99Ms.toFixed(2)} |`,
     );
     if (part === 'tune') missed.push({ set: name, score });
   }

@@ -1,6 +1,8 @@
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { ConfigError } from './config/config.errors';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config/domain/env-settings';
 import { registerAdmission } from './mcp/admission.hook';
 import { ClientGoneFilter } from './mcp/client-gone.filter';
@@ -40,7 +42,29 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   adapter.getInstance().removeContentTypeParser(['application/json']);
   adapter.getInstance().addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   const logger = new JsonLogger(config.logLevel);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { logger, bodyParser: false });
+  let app: NestFastifyApplication;
+  try {
+    // Logs held back while the modules are built, and errors thrown rather than handled by Nest
+    // (which logs a stack trace and exits 1): a module that proves its config only when it opens
+    // it (the audit file, the pins file) throws ConfigError, which main reports as every config
+    // error is reported (one `fatal` line, exit 78). Any other error keeps Nest's report.
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, {
+      logger,
+      bodyParser: false,
+      bufferLogs: true,
+      autoFlushLogs: false,
+      abortOnError: false,
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      // Nest's report of it (a stack trace) and the lines before it are dropped, not just held.
+      Logger.overrideLogger(false);
+      Logger.flush();
+      Logger.overrideLogger(logger);
+    } else Logger.flush();
+    throw err;
+  }
+  app.flushLogs();
   // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
   // controller. Added before listen(), so they apply to every route.
   app.useGlobalFilters(new ClientGoneFilter(app.getHttpAdapter()));

@@ -5,6 +5,7 @@ import { HealthModule } from './health/health.module';
 import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { ReloadModule } from './reload/reload.module';
 
 /** The router. Built from an already validated config, so tests pass theirs directly. */
 @Module({})
@@ -12,7 +13,7 @@ export class AppModule {
   static register(config: RouterConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), LifecycleModule, McpModule, MetricsModule, HealthModule],
+      imports: [ConfigModule.forRoot(config), LifecycleModule, McpModule, MetricsModule, HealthModule, ReloadModule],
     };
   }
 }

@@ -7,8 +7,10 @@ import { BackendsService } from './backends/backends.service';
 import { errnoCode } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
+import { judgeStopSignal } from './lifecycle/domain/stop-signals';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { moveOpsPathsOffMainPort } from './ops-port';
+import { ReloadService } from './reload/reload.service';
 
 /**
  * Bound of `app.close()` after the drain: closing backends waits for every stdio process group to
@@ -35,7 +37,7 @@ async function main(): Promise<void> {
     );
     process.exit(78);
   }
-  handleShutdownSignals(app);
+  handleSignals(app);
   const opsPort = config.http.metricsPort === undefined ? undefined : moveOpsPathsOffMainPort(app);
   // The port first, the backends after: a router that cannot listen spawns nothing, and
   // liveness answers while backends still connect (readiness says when the required ones are up).
@@ -104,25 +106,42 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
 }
 
 /**
+ * SIGHUP reloads the config file (architecture §3.1); a router shutting down
+ * ignores it. Listened to as soon as the app exists, before it listens: Node's default for SIGHUP
+ * would end the process.
+ *
  * SIGTERM (Kubernetes) or SIGINT (a terminal): readiness fails and new /mcp requests are refused
  * at once, in-flight requests finish up to the drain deadline, then `app.close()` runs every
- * shutdown hook (the backends' kills every stdio process group) and the process exits 0. A second
- * signal while shutting down exits at once; the `exit` hook still kills the backends' groups.
+ * shutdown hook (the backends' kills every stdio process group) and the process exits 0. Signals
+ * that arrive together (Ctrl-C reaches the router from the terminal and again through npm) are
+ * one request; a signal that comes later, while shutting down, exits at once; the `exit` hook
+ * still kills the backends' groups.
  */
-function handleShutdownSignals(app: NestFastifyApplication): void {
+function handleSignals(app: NestFastifyApplication): void {
   const logger = new Logger('Main');
-  let shuttingDown = false;
+  let firstAtMs: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (shuttingDown) {
-      logger.warn({ msg: 'second signal: exiting now', signal });
-      process.exit(1);
+    const nowMs = performance.now();
+    switch (judgeStopSignal(firstAtMs, nowMs)) {
+      case 'joined':
+        logger.log({ msg: 'signal joins the shutdown under way', signal });
+        return;
+      case 'exit_now':
+        logger.warn({ msg: 'second signal: exiting now', signal });
+        process.exit(1);
+        return;
+      case 'drain':
+        firstAtMs = nowMs;
+        logger.log({ msg: 'shutting down', signal });
+        void shutDown(app, logger);
+        return;
     }
-    shuttingDown = true;
-    logger.log({ msg: 'shutting down', signal });
-    void shutDown(app, logger);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', () => {
+    if (firstAtMs === undefined) app.get(ReloadService).reload('signal');
+  });
 }
 
 async function shutDown(app: NestFastifyApplication, logger: Logger): Promise<void> {

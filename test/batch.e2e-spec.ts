@@ -71,20 +71,23 @@ describe('invoke_read_tool_batch over real backends', () => {
     const { head, blocks } = readAsModel<BatchAnswer>(result as never);
     assert.deepEqual(head, { ...data, results: data.results.map(({ result: _r, ...rest }) => rest) });
     const headers = blocks.filter((b) => /^── entry /.test(b.text ?? '')).map((b) => b.text);
+    // A failed entry's header carries its code and message, where the model reads that entry.
+    const errorOf = (i: number) => data.results[i].error ?? '';
     assert.deepEqual(headers, [
       '── entry 0, id "alpha": ok ──',
-      '── entry 1, id "1": blocked ──',
-      '── entry 2, id "2": unknown_tool ──',
-      '── entry 3, id "3": invalid_call ──',
-      '── entry 4, id "4": invalid_cursor ──',
-      '── entry 5, id "5": error ──',
+      `── entry 1, id "1": blocked: ${errorOf(1)} ──`,
+      `── entry 2, id "2": unknown_tool: ${errorOf(2)} ──`,
+      `── entry 3, id "3": invalid_call: ${errorOf(3)} ──`,
+      `── entry 4, id "4": invalid_cursor: ${errorOf(4)} ──`,
+      `── entry 5, id "5": error (backend_failed): ${errorOf(5)} ──`,
       '── entry 6, id "sum": ok ──',
       '── entry 7, id "7": ok ──',
     ]);
-    assert.deepEqual(blocks.slice(0, 3), [
+    assert.match(headers[5] ?? '', /^── entry 5, id "5": error \(backend_failed\): backend error: ENOENT: no such file or directory/);
+    assert.match(headers[1] ?? '', /not read-only/);
+    assert.deepEqual(blocks.slice(0, 2), [
       { type: 'text', text: '── entry 0, id "alpha": ok ──' },
       { type: 'text', text: 'alpha' },
-      { type: 'text', text: '── entry 1, id "1": blocked ──' },
     ]);
     assert.deepEqual(
       data.results.map((r) => [r.index, r.id, r.status]),

@@ -14,6 +14,7 @@ const NO_MATCH_NOTE =
   'not matches; `servers` lists the servers available, with what each serves; try other words or name a `server`';
 const OFFLINE_NOTE = 'no tools are available: this server is not connected: offline (down); try again shortly';
 const OFFLINE = { name: 'offline', tools: 0, connected: false, summary: 'no tools known yet' };
+const OFFLINE_STATE = { name: 'offline', state: 'down' };
 
 async function find(client: Client, args: Record<string, unknown>): Promise<{ isError: boolean; data: unknown }> {
   const result = await client.callTool({ name: 'find_tool', arguments: args });
@@ -28,7 +29,10 @@ describe('find_tool with a backend up and one down', () => {
 
   before(async () => {
     const offline = httpBackend('offline', `http://127.0.0.1:${await freePort()}/mcp`, { required: false, timeoutMs: 2_000 });
-    router = await startRouter(testConfig([stdioBackend('fixture', SERVER_ENTRIES.fixture, []), offline]));
+    // Every fixture tool is read-only by the operator's word: these answers' shape is under test, not the gate.
+    router = await startRouter(
+      testConfig([stdioBackend('fixture', SERVER_ENTRIES.fixture, []), offline], { policy: { readOnly: { allow: ['fixture:*'], deny: [] } } }),
+    );
     client = await router.connect();
   });
   after(async () => router.close());
@@ -43,9 +47,9 @@ describe('find_tool with a backend up and one down', () => {
             server: 'fixture',
             description: 'adds a tool and notifies tools/list_changed',
             params: [],
-            read_only: false,
-            destructive: true,
-            idempotent: false,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
             score: 0,
           },
           {
@@ -53,14 +57,15 @@ describe('find_tool with a backend up and one down', () => {
             server: 'fixture',
             description: 'answers with a text of `bytes` bytes',
             params: [],
-            read_only: false,
-            destructive: true,
-            idempotent: false,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
             score: 0,
           },
         ],
         note: NO_MATCH_NOTE,
         servers: [{ name: 'fixture', tools: 8, connected: true, summary: '8 tools: big, small, sleep, grandchild, …' }],
+        unavailable_servers: [OFFLINE_STATE],
       },
     });
   });
@@ -68,7 +73,8 @@ describe('find_tool with a backend up and one down', () => {
   test('a match answers its hits and no note', async () => {
     const { isError, data } = (await find(client, { query: 'structured content', top_k: 1 })) as { isError: boolean; data: FindAnswer };
     assert.equal(isError, false);
-    assert.deepEqual(Object.keys(data), ['hits']);
+    assert.deepEqual(Object.keys(data), ['hits', 'unavailable_servers']);
+    assert.deepEqual(data.unavailable_servers, [OFFLINE_STATE], 'a match still says which server is down');
     assert.equal(data.hits[0].name, 'structured');
     assert.ok(data.hits[0].score > 0);
   });
@@ -83,7 +89,7 @@ describe('find_tool with a backend up and one down', () => {
   test('a configured server that is not connected says so', async () => {
     assert.deepEqual(await find(client, { query: 'answers ok', server: 'offline' }), {
       isError: false,
-      data: { hits: [], note: OFFLINE_NOTE, servers: [OFFLINE] },
+      data: { hits: [], note: OFFLINE_NOTE, servers: [OFFLINE], unavailable_servers: [OFFLINE_STATE] },
     });
   });
 
@@ -114,6 +120,9 @@ describe('find_tool when every backend is down', () => {
   after(async () => router.close());
 
   test('the empty catalog is explained, with the servers not connected', async () => {
-    assert.deepEqual(await find(client, { query: 'read a file' }), { isError: false, data: { hits: [], note: OFFLINE_NOTE, servers: [OFFLINE] } });
+    assert.deepEqual(await find(client, { query: 'read a file' }), {
+      isError: false,
+      data: { hits: [], note: OFFLINE_NOTE, servers: [OFFLINE], unavailable_servers: [OFFLINE_STATE] },
+    });
   });
 });

@@ -150,14 +150,63 @@ describe('boot', () => {
 });
 
 describe('npm start', () => {
-  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 300_000 }, async () => {
-    // The repository's own `start` script, run by npm in a folder whose `dist` is the tests' build:
-    // what npm does with the signal is under test, and `npm start` in the repository would rebuild
+  /** A folder whose `npm start` is the repository's own script, run on the tests' build. */
+  function npmStartFolder(): string {
+    // What npm does with the signal is under test, and `npm start` in the repository would rebuild
     // (`prestart`) and run the production build in dist/, which tests leave alone.
     const pkgDir = tempDir('centralmcp-npm-start-');
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
     writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: 'npm-start-e2e', private: true, scripts: { start: scripts.start } }));
     symlinkSync(BUILD, join(pkgDir, 'dist'));
+    return pkgDir;
+  }
+
+  test("Ctrl-C: the terminal's SIGINT and the one npm forwards are one request to stop: the batch in flight completes", { timeout: 300_000 }, async () => {
+    const dir = tempDir();
+    const counts = join(dir, 'held.counts');
+    const release = join(dir, 'release');
+    // Its own process group, as a terminal's foreground job: Ctrl-C signals npm and the router alike.
+    const router = spawnRouter(
+      ['backends:', ...stdioBackendYaml('held', FAULT_SERVER, ['--name', 'held', '--count-file', counts]), ''].join('\n'),
+      { CENTRALMCP_ROUTER_DRAIN_TIMEOUT_MS: '120000' },
+      { file: 'npm', args: ['start', '--silent'], cwd: npmStartFolder(), detached: true },
+    );
+    started.push(router);
+    const url = await router.listening();
+    await waitFor(() => router.logs.some((l) => msgOf(l) === 'backends started'), 60_000, 'backends started');
+    const batch = callTool(url, 'invoke_read_tool_batch', {
+      calls: [
+        { name: 'wait_for_file', server: 'held', arguments: { path: release } },
+        { name: 'fast', server: 'held' },
+      ],
+    });
+    await waitFor(() => (readCounts(counts)['tools/call:wait_for_file'] ?? 0) === 1, 60_000, 'the call reached the backend');
+
+    process.kill(-router.child.pid!, 'SIGINT');
+    // npm forwards the SIGINT it got to the router, which got its own from the terminal already.
+    await waitFor(
+      () => router.logs.some((l) => msgOf(l) === 'signal joins the shutdown under way') || router.child.exitCode !== null,
+      60_000,
+      'the second signal handled',
+    );
+    assert.ok(!router.logs.some((l) => msgOf(l) === 'second signal: exiting now'), 'the router did not exit at once');
+    writeFileSync(release, '');
+    const answer = await batch;
+    assert.deepEqual(
+      answer.results.map((r) => r.status),
+      ['ok', 'ok'],
+      JSON.stringify(answer.results),
+    );
+    const [code] = await router.exited;
+    assert.ok(
+      router.logs.some((l) => msgOf(l) === 'stopped'),
+      'the router drained and stopped',
+    );
+    assert.equal(code, 0, router.other());
+  });
+
+  test('SIGTERM to the npm process reaches the router: it drains and exits, and its backends with it', { timeout: 300_000 }, async () => {
+    const pkgDir = npmStartFolder();
     const router = spawnRouter(
       ['backends:', ...stdioBackendYaml('fast', FAULT_SERVER, ['--name', 'fast']), ''].join('\n'),
       {},

@@ -256,7 +256,7 @@ describe('protocol eras: the 2026-07-28 wire rules', () => {
   });
 
   test('methods the router does not serve in 2026-07-28 are HTTP 404 Method not found', async () => {
-    for (const method of ['subscriptions/listen', 'ping', 'initialize', 'resources/list']) {
+    for (const method of ['subscriptions/listen', 'ping', 'initialize', 'resources/subscribe']) {
       const reply = await modern(12, method, method === 'subscriptions/listen' ? { notifications: { toolsListChanged: true } } : {});
       assert.equal(reply.status, 404, method);
       assert.equal(reply.body.error.code, -32601, method);

@@ -49,7 +49,6 @@ describe('the router over the three real demo backends', () => {
       ['read the contents of a text file', 'files', 'read_text_file', true],
       ['add two numbers', 'everything', 'get-sum', true],
       ['search the knowledge graph for nodes', 'memory', 'search_nodes', true],
-      ['write a file', 'files', 'write_file', false],
     ];
     for (const [query, server, name, readOnly] of expectations) {
       const { isError, data } = await callTool(client, 'find_tool', { query, top_k: 5 });
@@ -59,6 +58,10 @@ describe('the router over the three real demo backends', () => {
       assert.equal(hit.read_only, readOnly);
       assert.ok(Array.isArray(hit.params) && typeof hit.score === 'number' && hit.schema === undefined);
     }
+    // Writes are off: the write tools are not offered, and the answer says why.
+    const { data } = await callTool(client, 'find_tool', { query: 'write a file', top_k: 5 });
+    assert.ok(!data.hits.some((h) => h.name === 'write_file'), JSON.stringify(data.hits.map((h) => h.name)));
+    assert.match(data.writes_note ?? '', /writes are off/);
   });
 
   test('find_tool honours server, top_k and include_schema, and refuses a bad top_k', async () => {

@@ -136,7 +136,7 @@ describe('trust enforce: a backend that changes a tool without telling is caught
   test('the CLI shows the diff, and its approval brings the tool back without a restart', async () => {
     const listed = pinsCli(s.dir, ['list', 'flip']);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^pending {2}flip:fast {2}[0-9a-f]{12} {2}changed/m);
+    assert.match(listed.stdout, /^pending {2}flip:fast {2}[0-9a-f]{64} {2}changed/m);
     const diff = pinsCli(s.dir, ['diff', 'flip:fast']);
     assert.equal(diff.code, 0, diff.stderr);
     assert.match(diff.stdout, /^- +"description": "Answers at once with a small result\.",$/m);
@@ -146,7 +146,7 @@ describe('trust enforce: a backend that changes a tool without telling is caught
     assert.equal(pinsCli(s.dir, ['approve', 'Bad Name']).code, 2);
     const approved = pinsCli(s.dir, ['approve', 'flip:fast', '--by', 'alice']);
     assert.equal(approved.code, 0, approved.stderr);
-    assert.match(approved.stdout, /approved flip:fast [0-9a-f]{12} by alice/);
+    assert.match(approved.stdout, /approved flip:fast sha256 [0-9a-f]{64} by alice/);
     const pin = readPins(s.pinsFile).pins.find((p) => p.tool === 'fast')!;
     assert.equal(pin.approvedBy, 'alice');
     assert.ok(

@@ -196,6 +196,11 @@ describe('invoke_tool with writes enabled, through real filesystem and memory se
     assert.equal(tool.annotations?.destructiveHint, true);
     assert.equal(tool.annotations?.readOnlyHint, false);
     assert.match(writer.getInstructions() ?? '', /invoke_tool/);
+    // The filesystem server's edit_file previews with `dryRun`: the description names both spellings.
+    assert.match(tool.description ?? '', /`dry_run`/);
+    assert.match(tool.description ?? '', /`dryRun`/);
+    const editFile = (await writer.callTool({ name: 'find_tool', arguments: { query: 'edit a file', include_schema: true } })) as ToolResult;
+    assert.match(JSON.stringify(editFile.structuredContent), /"dryRun"/, 'the spelling the description names is the one the server uses');
   });
 
   test('a caller without write permission gets the answer of an unknown tool', async () => {

@@ -1,23 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../common/principal';
+import { ConfigService } from '../config/config.service';
 import { ACCESS_CONFIG, AUTH_CONFIG } from '../config/config.tokens';
 import type { AccessConfig, AuthConfig, AuthMode } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
-import { compileAccess, mayCall, mayWrite, type CompiledAccess } from './domain/access-policy';
+import { compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite, type CompiledAccess } from './domain/access-policy';
 
 /**
- * Who may see and call what (architecture §10), with the rules compiled once at boot. One function
- * decides both discovery and calls, so `find_tool` never shows a tool a call would refuse, and a
- * refused call can answer exactly like an unknown tool.
+ * Who may see and call what (architecture §10), with the rules compiled at boot and again at each
+ * reload. One function decides both discovery and calls, so `find_tool` never shows a tool a call
+ * would refuse, and a refused call can answer exactly like an unknown tool.
  */
 @Injectable()
 export class AccessService {
-  private readonly compiled: CompiledAccess;
+  private compiled: CompiledAccess;
   private readonly mode: AuthMode;
 
-  constructor(@Inject(ACCESS_CONFIG) access: AccessConfig, @Inject(AUTH_CONFIG) auth: AuthConfig) {
+  // The auth mode is not reloaded (it takes a restart): only the rules are.
+  constructor(@Inject(ACCESS_CONFIG) access: AccessConfig, @Inject(AUTH_CONFIG) auth: AuthConfig, configs: ConfigService) {
     this.compiled = compileAccess(access.rules);
     this.mode = auth.mode;
+    configs.onReload((next) => (this.compiled = compileAccess(next.access?.rules)));
   }
 
   /** Whether `principal` may see and call `backend:tool`. */
@@ -28,6 +31,16 @@ export class AccessService {
   /** Whether `principal` may see and call a catalog tool. */
   mayCallTool(principal: Principal, tool: Pick<CatalogTool, 'backend' | 'name'>): boolean {
     return this.mayCall(principal, tool.backend, tool.name);
+  }
+
+  /** Whether some rule of `principal`'s opens any tool of `backend` (for a server with no catalog to judge by). */
+  mayUseBackend(principal: Principal, backend: string): boolean {
+    return mayUseBackend(principal, backend, this.compiled, this.mode);
+  }
+
+  /** Whether `principal` may list and use `backend`'s resources and prompts (architecture §16). */
+  mayUseOfferings(principal: Principal, backend: string): boolean {
+    return mayUseWholeBackend(principal, backend, this.compiled, this.mode);
   }
 
   /** Whether `principal` may call a catalog tool through `invoke_tool` (the write path). */

@@ -51,7 +51,7 @@ test('a file sink appends one JSON line per call and flushes them at shutdown', 
   const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
   assert.equal(lines.length, 502);
   assert.deepEqual(JSON.parse(lines[0]), { earlier: 'line' }, 'appends, never truncates');
-  assert.deepEqual(JSON.parse(lines[1]), { time: '2025-06-01T00:00:00.000Z', kind: 'call', ...CALL, responseBytes: 0, correlationId: 'req-0' });
+  assert.deepEqual(JSON.parse(lines[1]), { time: '2025-06-01T00:00:00.000Z', level: 'info', kind: 'call', ...CALL, responseBytes: 0, correlationId: 'req-0' });
   assert.equal(fields(lines[500]).responseBytes, 499);
   assert.equal(fields(lines[501]).kind, 'auth_failure');
   assert.equal(statSync(path).mode & 0o777, 0o644 & 0o777, 'an existing file keeps its permissions');

@@ -1,7 +1,16 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
 import { AUDIT_SINK, type AuditSink } from './audit.sink';
-import { auditLine, authFailureLine, trustLine, type AuditEvent, type AuthFailureEvent, type TrustAuditEvent } from './domain/audit-line';
+import {
+  auditLine,
+  authFailureLine,
+  reloadLine,
+  trustLine,
+  type AuditEvent,
+  type AuthFailureEvent,
+  type ReloadAuditEvent,
+  type TrustAuditEvent,
+} from './domain/audit-line';
 
 /** Failures are logged at most this often: a full disk must not turn into a log line per call. */
 const ERROR_LOG_INTERVAL_MS = 60_000;
@@ -44,6 +53,11 @@ export class AuditService implements OnApplicationShutdown {
   /** Records a tool quarantined, approved or released by the trust pins. */
   recordTrust(event: TrustAuditEvent): void {
     this.write(() => trustLine(event, this.clock.now()));
+  }
+
+  /** Records a config reload that was applied, naming what it changed. */
+  recordReload(event: ReloadAuditEvent): void {
+    this.write(() => reloadLine(event, this.clock.now()));
   }
 
   /** Last of the shutdown hooks: by then the drain has finished every call, so every line is in. */

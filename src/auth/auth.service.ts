@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
 import { ANONYMOUS } from '../common/principal';
+import { ConfigService } from '../config/config.service';
 import { AUTH_CONFIG } from '../config/config.tokens';
 import type { AuthConfig } from '../config/config.types';
 import type { AuthFailureReason, AuthRequest, AuthResult } from './auth.types';
@@ -17,15 +18,20 @@ import { JwtVerifier } from './jwt-verifier';
 @Injectable()
 export class AuthService implements OnModuleInit {
   private readonly logger = new Logger(AuthService.name);
-  private readonly keys: readonly ApiKeyEntry[];
+  /** Reloaded with the config file; the mode and a JWT issuer's settings take a restart. */
+  private keys: readonly ApiKeyEntry[];
   private readonly verifier?: JwtVerifier;
   private readonly metadataUrl?: string;
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+    configs: ConfigService,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     this.keys = config.mode === 'apiKeys' ? config.apiKeys.map(apiKeyEntry) : [];
+    configs.onReload((next) => {
+      if (next.auth?.mode === 'apiKeys') this.keys = next.auth.apiKeys.map(apiKeyEntry);
+    });
     if (config.mode === 'jwt') {
       this.verifier = new JwtVerifier(config.jwt);
       this.metadataUrl = resourceMetadataUrl(config.jwt.audience);

@@ -1,18 +1,21 @@
 import { Logger } from '@nestjs/common';
 import { outsideRequest } from '../common/request-context';
 import type { BackendConfig } from '../config/config.types';
+import type { OfferingCatalog } from '../registry/offering-catalog.service';
 import type { RegistryService } from '../registry/registry.service';
 import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
-import type { BackendChannel, ChannelCloseReason } from './channels/backend-channel';
+import type { BackendChannel, ChannelCloseReason, OfferingRequest } from './channels/backend-channel';
 import { openChannel } from './channels/open-channel';
 import { CoalescingRunner } from './coalescing-runner';
 import { type BackoffPolicy, INITIAL_SUPERVISION, planRestart, type SupervisionEvent } from './domain/backoff';
 import { backendFailure, toRouterError } from './domain/backend-failures';
 import { type ListedTool, toCatalogTools } from './domain/catalog';
 import { PROBE_TIMEOUT_MS } from './domain/limits';
+import { OfferingSync } from './offering-sync';
 
 export interface ConnectionDeps {
   registry: RegistryService;
+  offerings: OfferingCatalog;
   backoff: BackoffPolicy;
   /** Delay between a `tools/list_changed` notification and the refresh it causes. */
   refreshDebounceMs: number;
@@ -37,6 +40,7 @@ interface Session {
 export class BackendConnection {
   private readonly logger = new Logger(BackendConnection.name);
   private readonly refresher: CoalescingRunner;
+  private readonly offerings: OfferingSync;
   private status: BackendStatus = 'connecting';
   private restarts = 0;
   private toolCount = 0;
@@ -55,12 +59,17 @@ export class BackendConnection {
   private reflected = 0;
   /** Calls waiting for the catalog to reflect an announcement; each checks whether it may go on. */
   private readonly settleWaiters = new Set<() => void>();
+  /** Calls sent and not yet answered, and who waits for them to be none (a retiring connection). */
+  private inFlight = 0;
+  private onIdle: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
 
   constructor(
     readonly config: BackendConfig,
     private readonly deps: ConnectionDeps,
   ) {
     this.refresher = new CoalescingRunner(deps.refreshDebounceMs, () => this.refreshCatalog());
+    this.offerings = new OfferingSync(config.name, deps.offerings, config.timeoutMs, deps.refreshDebounceMs);
   }
 
   get name(): string {
@@ -93,17 +102,37 @@ export class BackendConnection {
   async callTool(tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
     const session = this.session;
     if (this.status !== 'up' || !session) {
-      throw backendFailure.notConnected(this.name);
+      throw backendFailure.notConnected(this.name, this.status === 'up' ? 'down' : this.status);
     }
     // The hot path: one channel, no branch here. What a failure says about the connection (lost,
     // suspect) reaches supervision through the channel's events, before the call rejects.
     const timeoutMs = this.config.timeoutMs;
+    this.inFlight++;
     try {
       return await session.channel.call({ tool, arguments: args, timeoutMs });
     } catch (err) {
       const error = toRouterError(err, this.name, timeoutMs);
       // The backend's own text never reaches the message (it may echo arguments); debug only.
       this.logger.debug({ msg: 'backend call failed', backend: this.name, tool, code: error.code, detail: error.message });
+      throw error;
+    } finally {
+      if (--this.inFlight === 0) this.onIdle?.();
+    }
+  }
+
+  /**
+   * One request about the backend's resources or prompts (architecture §16), within its timeoutMs;
+   * fails at once while it is not up, as a tool call does.
+   */
+  async request(request: OfferingRequest): Promise<Record<string, unknown>> {
+    const session = this.session;
+    if (this.status !== 'up' || !session) throw backendFailure.notConnected(this.name);
+    const timeoutMs = this.config.timeoutMs;
+    try {
+      return await session.channel.request(request, timeoutMs);
+    } catch (err) {
+      const error = toRouterError(err, this.name, timeoutMs);
+      this.logger.debug({ msg: 'backend request failed', backend: this.name, method: request.method, code: error.code, detail: error.message });
       throw error;
     }
   }
@@ -138,16 +167,41 @@ export class BackendConnection {
     });
   }
 
-  /** Stops supervision and closes the connection; a stdio backend's process group is gone after. */
-  async stop(): Promise<void> {
+  /** Stops supervision and closes the connection; a stdio backend's process group is gone after. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  private async stopNow(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.refresher.stop();
+    this.offerings.stop();
     this.status = 'down';
     this.wakeSettleWaiters();
     if (this.session) await this.closeSession(this.session, 'shutdown');
     await this.attemptInFlight;
+  }
+
+  /**
+   * Closes the connection once the calls sent on it have their answers (each is bounded by the
+   * backend's timeoutMs): a reload removed or replaced this backend, so nothing new reaches it, and
+   * it neither reconnects nor publishes tools from now on. Resolves when it is closed.
+   */
+  async retire(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.refresher.stop();
+    this.wakeSettleWaiters();
+    if (this.inFlight > 0) {
+      this.logger.log({ msg: 'backend retiring: finishing its calls', backend: this.name, calls: this.inFlight });
+      await new Promise<void>((resolve) => (this.onIdle = resolve));
+    }
+    await this.stop();
+    this.logger.log({ msg: 'backend retired', backend: this.name });
   }
 
   /** Synchronous last resort for the router's `exit` event: SIGKILL a stdio child's group. */
@@ -175,6 +229,11 @@ export class BackendConnection {
       if (session.closed) throw new Error('connection closed while listing tools');
       if (this.stopped || this.session !== session) return;
       this.publish(tools, through);
+      // The first listing of resources and prompts is part of connecting, within the same deadline,
+      // so a client served once the backend is up sees them. A failed listing is logged, not fatal.
+      await this.offerings.connected(session.channel, remaining);
+      if (session.closed) throw new Error('connection closed while listing resources and prompts');
+      if (this.stopped || this.session !== session) return;
       this.status = 'up';
       this.upSinceMs = this.deps.now();
       this.lastError = undefined;
@@ -207,6 +266,10 @@ export class BackendConnection {
         onLost: (reason) => outsideRequest(() => this.onLost(session, reason)),
         onSuspect: () => outsideRequest(() => void this.probe(session)),
         onListChanged: () => outsideRequest(() => this.onToolListChanged(session)),
+        onOfferingsChanged: (kind) =>
+          outsideRequest(() => {
+            if (this.session === session && this.status === 'up') this.offerings.changed(kind);
+          }),
         // A 2026 listing's ttlMs ran out: list again, without making calls wait for it.
         onStale: () =>
           outsideRequest(() => {
@@ -243,6 +306,7 @@ export class BackendConnection {
     if (this.session !== session || this.status !== 'up' || this.stopped) return;
     this.status = 'down';
     this.lastError = reason;
+    this.offerings.disconnected();
     this.wakeSettleWaiters();
     this.logger.warn({ msg: 'backend lost', backend: this.name, error: reason });
     // Closing rejects every call in flight now instead of at its timeout (HTTP has no other signal).
@@ -293,7 +357,9 @@ export class BackendConnection {
 
   /** Publishes a listing that began when `through` announcements had been received. */
   private publish(tools: readonly ListedTool[], through: number): void {
-    const catalog = toCatalogTools(this.name, tools, (reason) => this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, reason }));
+    const catalog = toCatalogTools(this.name, tools, (reason, tool) =>
+      this.logger.warn({ msg: 'tool left out of the catalog', backend: this.name, ...(tool !== undefined ? { tool } : {}), reason }),
+    );
     this.deps.registry.replaceTools(this.name, catalog);
     this.toolCount = catalog.length;
     this.reflected = Math.max(this.reflected, through);

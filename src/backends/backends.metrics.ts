@@ -29,6 +29,8 @@ export class BackendsMetrics {
       labelNames: ['backend'],
       registers,
       collect: function (this: Gauge<'backend'>) {
+        // A backend a reload removed leaves the series.
+        this.reset();
         for (const state of backends.states()) this.set({ backend: state.name }, state.status === 'up' ? 1 : 0);
       },
     });

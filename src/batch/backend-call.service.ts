@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { ToolResultLike } from '../answers/domain/bounding';
 import { BackendsService } from '../backends/backends.service';
+import type { OfferingRequest } from '../backends/channels/backend-channel';
 import type { RouterError, RouterErrorCode } from '../common/router-error';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -12,7 +13,7 @@ import { noTokenInTime, notDispatched, rateLimitStoreUnavailable, stoppedAtDeadl
 const FAILURE_LOG_WINDOW_MS = 10_000;
 
 /** What a backend call came to: its result, or why it failed. */
-export type BackendOutcome = { kind: 'result'; result: ToolResultLike } | { kind: 'failed'; error: RouterError };
+export type BackendOutcome<R = ToolResultLike> = { kind: 'result'; result: R } | { kind: 'failed'; error: RouterError };
 
 /**
  * The end of the seam that reaches a backend (architecture §12, steps 8 to 10): the drain check, a
@@ -41,15 +42,48 @@ export class BackendCallService {
   /**
    * The call's outcome, or `shutting_down` as soon as the drain deadline passes: the caller gets its
    * answer now, and the backend call left behind ends when the backends close.
+   *
+   * `beforeDispatch` is the last check, once every other refusal is behind: the backend is known to
+   * be up and nothing but the call itself is left. A write uses up its confirmation there, so that
+   * a call refused on the way (rate limit, drain, backend down) leaves the token good; what it
+   * answers instead of undefined is the call's refusal, and the backend is not called.
    */
-  call(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<BackendOutcome> {
+  call(
+    backend: string,
+    tool: string,
+    args: Record<string, unknown>,
+    principal: string,
+    beforeDispatch?: () => Promise<RouterError | undefined>,
+  ): Promise<BackendOutcome> {
     // Checked before the call starts: a stopped router takes no token and reaches no backend.
     if (this.stopped) return Promise.resolve(failed(notDispatched()));
-    return this.lifecycle.untilStopped(this.limitedCall(backend, tool, args, principal), () => failed(stoppedAtDeadline()));
+    const call = async (): Promise<{ outcome: BackendOutcome; why: string }> => {
+      const result = await this.backends.callTool(backend, tool, args);
+      // Why the call failed, in the router's words (a tool error's own text may echo the arguments).
+      return { outcome: result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result }, why: 'the tool answered isError: true' };
+    };
+    return this.lifecycle.untilStopped(this.limited(backend, tool, principal, call, beforeDispatch), () => failed(stoppedAtDeadline()));
+  }
+
+  /**
+   * A request about a backend's resources or prompts (architecture §16), through the same drain
+   * check, rate-limit tokens, deadline, metrics and failure log as a tool call. The failure log
+   * names the method, never a URI or a name, which may carry values.
+   */
+  request(backend: string, request: OfferingRequest, principal: string): Promise<BackendOutcome<Record<string, unknown>>> {
+    if (this.stopped) return Promise.resolve(failed(notDispatched()));
+    const call = async () => ({ outcome: { kind: 'result' as const, result: await this.backends.request(backend, request) }, why: '' });
+    return this.lifecycle.untilStopped(this.limited(backend, request.method, principal, call), () => failed(stoppedAtDeadline()));
   }
 
   /** Takes a rate-limit token, then calls the backend, timed. */
-  private async limitedCall(backend: string, tool: string, args: Record<string, unknown>, principal: string): Promise<BackendOutcome> {
+  private async limited<R>(
+    backend: string,
+    tool: string,
+    principal: string,
+    call: () => Promise<{ outcome: BackendOutcome<R>; why: string }>,
+    beforeDispatch?: () => Promise<RouterError | undefined>,
+  ): Promise<BackendOutcome<R>> {
     const limited = await this.rateLimits.acquire(backend, principal);
     if (!limited.ok) {
       if (limited.reason === 'store_unavailable') return failed(rateLimitStoreUnavailable());
@@ -57,14 +91,19 @@ export class BackendCallService {
       return failed(noTokenInTime(limited.maxWaitMs));
     }
     for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
+    // A call whose wait outlasted the drain deadline was answered already: it reaches no backend.
+    if (this.stopped) return failed(notDispatched());
+    if (beforeDispatch !== undefined) {
+      const down = this.backends.unavailable(backend);
+      if (down !== undefined) return failed(down);
+      const refused = await beforeDispatch();
+      if (refused !== undefined) return failed(refused);
+    }
     const started = performance.now();
-    let outcome: BackendOutcome;
-    /** Why the call failed, in the router's words (a tool error's own text may echo the arguments). */
+    let outcome: BackendOutcome<R>;
     let why: string;
     try {
-      const result = await this.backends.callTool(backend, tool, args);
-      outcome = result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result };
-      why = 'the tool answered isError: true';
+      ({ outcome, why } = await call());
     } catch (err) {
       const error = thrownError(err);
       outcome = failed(error);
@@ -95,7 +134,7 @@ export class BackendCallService {
   }
 }
 
-function failed(error: RouterError): BackendOutcome {
+function failed(error: RouterError): { kind: 'failed'; error: RouterError } {
   return { kind: 'failed', error };
 }
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { draftItem, finishBatch, skeletonSizes, type FinishedBatch, type ItemDraft } from '../answers/domain/batch-response';
 import { dedupeResult, type Budget } from '../answers/domain/bounding';
-import { tooLargeAnswer, type CursorIssuer } from '../answers/domain/bound-answer';
+import { BATCH_SHARE_ADVICE, BATCH_SHARE_NAME, tooLargeAnswer, type AnswerShape, type CursorIssuer, type Page } from '../answers/domain/bound-answer';
+import { referMedia } from '../answers/domain/media';
 import { utf8Bytes } from '../answers/domain/model-content';
 import { boundSingle, failedSingle, type SingleResult } from '../answers/domain/single-answer';
 import { AccessService } from '../access/access.service';
@@ -22,6 +23,11 @@ import { failedCall, invalidCall, type CallPage, type Dispatched } from './domai
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 import { cursorRefusal, notDispatched } from './domain/seam-refusals';
 import { ToolResolutionService } from './tool-resolution.service';
+
+/** The `response_too_large` answer of a batch entry, naming its share of the batch budget. */
+function tooLargeInBatch(page: Page, budget: Budget, shape: AnswerShape) {
+  return tooLargeAnswer(page, budget, shape, BATCH_SHARE_NAME, BATCH_SHARE_ADVICE);
+}
 
 /** A batch refused whole before anything was dispatched (architecture §5), or its final answer. */
 export type BatchOutcome = { kind: 'rejected'; code: BatchRejectionCode; message: string } | { kind: 'finished'; batch: FinishedBatch };
@@ -91,8 +97,8 @@ export class BatchService {
             : await this.dispatch(entry.call, principal);
       drafts.push(
         dispatched.kind === 'page'
-          ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeAnswer)
-          : { item: { index: entry.index, id: entry.id, ...dispatched.answer } },
+          ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeInBatch)
+          : { item: { index: entry.index, id: entry.id, ...dispatched.answer }, code: dispatched.code },
       );
       audits.push({ started, argsDigest: dispatched.argsDigest });
     }
@@ -109,7 +115,7 @@ export class BatchService {
     if (!checked.ok) return invalidCall(raw, checked.message);
     const call = checked.call;
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
-    const found = await this.resolution.resolveCall(call, (candidate) => this.access.mayCallTool(principal, candidate));
+    const found = await this.resolution.resolveCall(call, principal, (candidate) => this.access.mayCallTool(principal, candidate));
     if (found.kind === 'failed') return found;
     const { tool, args, digest } = found;
     const decision = this.gate.decide(tool);
@@ -128,7 +134,7 @@ export class BatchService {
     if (outcome.kind === 'failed') return failedCall(tool.name, tool.backend, outcome.error, digest);
     return {
       kind: 'page',
-      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result), from, binding },
+      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: referMedia(dedupeResult(outcome.result)), from, binding },
       argsDigest: digest,
     };
   }

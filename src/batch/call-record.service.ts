@@ -4,8 +4,10 @@ import { AuditService } from '../audit/audit.service';
 import type { Entrypoint } from '../common/call-status';
 import type { Principal } from '../common/principal';
 import { requestContext } from '../common/request-context';
+import { ConfigService } from '../config/config.service';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
+import { LearningService } from '../learning/learning.service';
 import { MetricsService } from '../metrics/metrics.service';
 
 /** What the audit line of one call needs besides its answer. */
@@ -30,21 +32,31 @@ export interface CallRecord {
  */
 @Injectable()
 export class CallRecordService {
-  /** Configured backend names: the only `backend` values metrics and audit take from an answer. */
-  private readonly backendNames: ReadonlySet<string>;
+  /**
+   * Backend names configured since boot: the only `backend` values metrics and audit take from an
+   * answer. A backend a reload removed stays, so its calls still in flight are recorded by name.
+   */
+  private readonly backendNames: Set<string>;
 
   constructor(
     private readonly metrics: MetricsService,
     private readonly audit: AuditService,
     @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
+    configs: ConfigService,
+    private readonly learning: LearningService,
   ) {
     this.backendNames = new Set(backendConfigs.map((b) => b.name));
+    configs.onReload((next) => {
+      for (const backend of next.backends) this.backendNames.add(backend.name);
+    });
   }
 
   /** Label values come from closed sets: `server` is a configured backend or "none". */
   record(entrypoint: Entrypoint, answer: ReadAnswer, call: CallRecord): void {
     const backend = answer.server !== null && this.backendNames.has(answer.server) ? answer.server : null;
     this.metrics.recordCall(entrypoint, backend ?? 'none', answer.status);
+    // A successful call teaches `find_tool` which tool its principal's last request was after.
+    if (answer.status === 'ok' && backend !== null) this.learning.called(call.principal, backend, answer.tool);
     if (answer.truncated) this.metrics.recordTruncation(entrypoint);
     // One lookup of the request's context for its three fields.
     const context = requestContext.getStore();

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { AccessService } from '../access/access.service';
+import { CallableService } from '../access/callable.service';
 import { BackendsService } from '../backends/backends.service';
+import { backendFailure } from '../backends/domain/backend-failures';
+import type { Principal } from '../common/principal';
 import { RouterError } from '../common/router-error';
 import { argumentsDigest, canonicalArguments } from '../cursor/domain/canonical';
 import type { CatalogTool } from '../registry/registry.types';
 import { RegistryService } from '../registry/registry.service';
 import { TrustService } from '../trust/trust.service';
 import { failedCall, type FailedCall } from './domain/call-outcome';
-import { ambiguousTool, toolsNotSettled, unknownTool } from './domain/seam-refusals';
+import { ambiguousTool, noCallableTwin, toolsNotSettled, unknownTool } from './domain/seam-refusals';
 
 /** A name resolved to one trusted tool, or refused with the name and server to answer under. */
 export type Resolved = { kind: 'found'; tool: CatalogTool } | { kind: 'refused'; error: RouterError; name: string; server: string | null };
@@ -16,8 +20,11 @@ export type ResolvedCall = { kind: 'found'; tool: CatalogTool; args: Record<stri
 
 /**
  * The part of the seam reads and writes share (architecture §12, steps 3 to 5): resolve among the
- * tools `permitted` admits, wait for a refresh the backend announced, then refuse a quarantined
- * definition before any gate reads its annotations (they are what cannot be trusted).
+ * tools `permitted` admits (a name is ambiguous only among those the caller can call now), wait
+ * for a refresh the backend announced, then refuse a quarantined definition before any gate reads
+ * its annotations (they are what cannot be trusted). A call naming a configured server that is
+ * not connected answers `backend_unavailable` with its state, not `unknown_tool`: its tools are
+ * not known while it is away, and the model should try again rather than look elsewhere.
  */
 @Injectable()
 export class ToolResolutionService {
@@ -25,6 +32,8 @@ export class ToolResolutionService {
     private readonly registry: RegistryService,
     private readonly backends: BackendsService,
     private readonly trust: TrustService,
+    private readonly access: AccessService,
+    private readonly callable: CallableService,
   ) {}
 
   /**
@@ -34,31 +43,38 @@ export class ToolResolutionService {
    */
   async resolveCall(
     call: { name: string; server?: string; arguments: Record<string, unknown> },
+    principal: Principal,
     permitted: (tool: CatalogTool) => boolean,
   ): Promise<ResolvedCall> {
     const args = canonicalArguments(call.arguments);
     const digest = argumentsDigest(args);
-    const found = await this.resolve(call.name, call.server, permitted);
+    const found = await this.resolve(call.name, call.server, principal, permitted);
     if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
     return { kind: 'found', tool: found.tool, args, digest };
   }
 
-  async resolve(name: string, server: string | undefined, permitted: (tool: CatalogTool) => boolean): Promise<Resolved> {
-    let resolution = this.registry.resolve(name, server, permitted);
+  async resolve(name: string, server: string | undefined, principal: Principal, permitted: (tool: CatalogTool) => boolean): Promise<Resolved> {
+    const callable = (tool: CatalogTool) => this.callable.callable(principal, tool);
+    let resolution = this.registry.resolve(name, server, permitted, callable);
     if (resolution.kind === 'found') {
       // A backend that announced a change of its tools is judged on the tools it announced.
       const settling = this.backends.toolsSettled(resolution.tool.backend);
       if (settling !== undefined) {
         const { name: toolName, backend } = resolution.tool;
         if (!(await settling)) return { kind: 'refused', error: toolsNotSettled(), name: toolName, server: backend };
-        resolution = this.registry.resolve(name, server, permitted);
+        resolution = this.registry.resolve(name, server, permitted, callable);
       }
     }
     switch (resolution.kind) {
-      case 'unknown':
+      case 'unknown': {
+        const away = server === undefined ? undefined : this.unavailable(server, principal, permitted);
+        if (away !== undefined) return { kind: 'refused', error: away, name, server: server ?? null };
         return { kind: 'refused', error: unknownTool(server), name, server: server ?? null };
+      }
       case 'ambiguous':
         return { kind: 'refused', error: ambiguousTool(resolution.servers), name, server: null };
+      case 'refused':
+        return { kind: 'refused', error: noCallableTwin(), name, server: null };
       case 'found': {
         const { tool } = resolution;
         const quarantine = this.trust.quarantineReason(tool);
@@ -66,5 +82,17 @@ export class ToolResolutionService {
         return { kind: 'found', tool };
       }
     }
+  }
+
+  /**
+   * `backend_unavailable` when `server` is a configured backend that is not connected and one the
+   * caller may use (a tool of its last catalog is permitted, or, with no catalog yet, an access
+   * rule opens it); otherwise undefined, and the name is simply unknown there.
+   */
+  private unavailable(server: string, principal: Principal, permitted: (tool: CatalogTool) => boolean): RouterError | undefined {
+    const state = this.backends.states().find((s) => s.name === server);
+    if (state === undefined || state.status === 'up') return undefined;
+    const usable = this.registry.hasCatalog(server) ? this.registry.toolsOf(server).some(permitted) : this.access.mayUseBackend(principal, server);
+    return usable ? backendFailure.notConnected(server, state.status) : undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { dedupeResult } from '../answers/domain/bounding';
 import { confirmationResult } from '../answers/domain/confirmation-answer';
+import { referMedia } from '../answers/domain/media';
 import { utf8Bytes } from '../answers/domain/model-content';
 import { boundSingle, failedSingle, type SingleResult } from '../answers/domain/single-answer';
 import { AccessService } from '../access/access.service';
@@ -67,18 +68,22 @@ export class WriteService {
     return single;
   }
 
-  /** The write seam: resolve (by write permission) → trust → write gate → confirmation → rate limit → dispatch. */
+  /**
+   * The write seam: resolve (by write permission) → trust → write gate → confirmation checked →
+   * rate limit → backend up → confirmation used up → dispatch.
+   */
   private async dispatch(raw: Record<string, unknown>, principal: Principal, howToConfirm: string | undefined): Promise<DispatchedWrite> {
     const checked = checkWriteCall(raw);
     if (!checked.ok) return invalidCall(raw, checked.message);
     const { call, confirm } = checked;
     // A tool the caller may not write is unknown to this entrypoint, exactly as on the read path.
-    const found = await this.resolution.resolveCall(call, (candidate) => this.access.mayWriteTool(principal, candidate));
+    const found = await this.resolution.resolveCall(call, principal, (candidate) => this.access.mayWriteTool(principal, candidate));
     if (found.kind === 'failed') return found;
     const { tool, args, digest } = found;
     const decision = this.gate.decideWrite(tool);
     if (!decision.writable) return failedCall(tool.name, tool.backend, new RouterError('blocked', writeRefusalMessage(decision.reason)), digest);
     let confirmationId: string | undefined;
+    let beforeDispatch: (() => Promise<RouterError | undefined>) | undefined;
     if (needsConfirmation(tool, args)) {
       const binding = { principal: principal.id, backend: tool.backend, tool: tool.name, argsDigest: digest };
       if (confirm === undefined) {
@@ -86,15 +91,22 @@ export class WriteService {
         const result = confirmationResult(tool.name, tool.backend, Object.keys(args), issued.token, CONFIRMATION_TTL_SECONDS, howToConfirm);
         return { kind: 'confirmation', result, argsDigest: digest, confirmationId: issued.id };
       }
-      const used = await this.cursors.useConfirmation(confirm, binding);
-      if (!used.ok) return failedCall(tool.name, tool.backend, confirmationRefusal(used.reason), digest);
-      confirmationId = used.id;
+      const checkedToken = await this.cursors.checkConfirmation(confirm, binding);
+      if (!checkedToken.ok) return failedCall(tool.name, tool.backend, confirmationRefusal(checkedToken.reason), digest);
+      const { confirmation } = checkedToken;
+      confirmationId = confirmation.id;
+      // Used up only once the call is about to reach the backend: a refusal on the way (rate
+      // limit, drain, backend down) leaves the token good for the same call again.
+      beforeDispatch = async () => {
+        const claimed = await this.cursors.claimConfirmation(confirmation);
+        return claimed.ok ? undefined : confirmationRefusal(claimed.reason);
+      };
     }
-    const outcome = await this.backendCalls.call(tool.backend, tool.name, args, principal.id);
+    const outcome = await this.backendCalls.call(tool.backend, tool.name, args, principal.id, beforeDispatch);
     if (outcome.kind === 'failed') return { ...failedCall(tool.name, tool.backend, outcome.error, digest), confirmationId };
     return {
       kind: 'page',
-      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: dedupeResult(outcome.result) },
+      page: { base: { tool: tool.name, server: tool.backend, status: 'ok' }, result: referMedia(dedupeResult(outcome.result)) },
       argsDigest: digest,
       confirmationId,
     };

@@ -18,11 +18,18 @@ export type RouterErrorCode =
   | 'confirmation_unavailable'
   | 'shutting_down';
 
-/** A local failure with a closed code. Messages never contain argument values. */
+/**
+ * A local failure with a closed code. `message` is the router's own words and never contains
+ * argument values, so it may go anywhere: answers, logs. `backendMessage` is a backend's own
+ * message about the call (a tool error's text), which may echo the arguments: it goes only into
+ * the answer to the caller who sent them (architecture §5), never
+ * into a log line, a metric, an audit line or a span.
+ */
 export class RouterError extends Error {
   constructor(
     readonly code: RouterErrorCode,
     message: string,
+    readonly backendMessage?: string,
   ) {
     super(message);
     this.name = 'RouterError';

@@ -4,6 +4,7 @@ import type {
   EmbeddingsDto,
   HttpBackendDto,
   JwtDto,
+  LearningDto,
   PublishDto,
   ReadOnlyPolicyDto,
   RedisStoreDto,
@@ -47,6 +48,16 @@ export const JWT_DEFAULTS = {
 
 /** A query waits 2 s at most for its embedding; tool batches run in the background, so longer. */
 export const EMBEDDINGS_DEFAULTS = { headers: {}, timeoutMs: 2000, batchTimeoutMs: 30_000, batchSize: 32 } satisfies Defaults<EmbeddingsDto>;
+
+/** Learning from use is off unless enabled; three principals, two minutes, a week's half-life. */
+export const LEARNING_DEFAULTS = {
+  enabled: false,
+  minPrincipals: 3,
+  windowSeconds: 120,
+  store: 'memory',
+  halfLifeHours: 168,
+  maxAssociations: 100_000,
+} satisfies Defaults<Omit<LearningDto, 'path'>>;
 
 /** Without a pins file trust is off; every backend is listed again every five minutes. */
 export const TRUST_DEFAULTS = { mode: 'off', approveNewBackends: false, relistSeconds: 300 } satisfies Defaults<TrustDto>;

@@ -318,3 +318,46 @@ test('publish: meta and 128 by default; direct or both when set; a bad mode or l
     );
   }
 });
+
+test('a loaded config names its file and whether to watch it, so a reload can read it again', () => {
+  assert.deepEqual(load(minimal, { DOCS_TOKEN: 't' }).source, { path: '/etc/router/config.yaml', watch: false });
+  assert.deepEqual(load(minimal, { DOCS_TOKEN: 't', CENTRALMCP_ROUTER_WATCH_CONFIG: 'true' }).source, { path: '/etc/router/config.yaml', watch: true });
+});
+
+test('discovery.learning: off by default; defaults; a file path relative to the config; redis on the rate limits’ Redis', () => {
+  const env = { DOCS_TOKEN: 'x' };
+  assert.equal(load(minimal, env).discovery?.learning, undefined);
+  assert.equal(load(`${minimal}\ndiscovery: { learning: { enabled: false, store: memory } }\n`, env).discovery?.learning, undefined);
+  assert.deepEqual(load(`${minimal}\ndiscovery: { learning: { enabled: true } }\n`, env).discovery?.learning, {
+    enabled: true,
+    minPrincipals: 3,
+    windowSeconds: 120,
+    halfLifeHours: 168,
+    maxAssociations: 100_000,
+    store: { kind: 'memory' },
+  });
+  const file = load(`${minimal}\ndiscovery: { learning: { enabled: true, store: file, path: learned.json, minPrincipals: 5 } }\n`, env).discovery?.learning;
+  assert.deepEqual(file?.store, { kind: 'file', path: '/etc/router/learned.json' });
+  assert.equal(file?.minPrincipals, 5);
+  const redis = load(
+    `${minimal}\nrateLimit: { store: redis, redis: { url: "redis://127.0.0.1:6379" } }\ndiscovery: { learning: { enabled: true, store: redis } }\n`,
+    env,
+  );
+  assert.equal(redis.discovery?.learning?.store.kind, 'redis');
+  assert.equal((redis.discovery?.learning?.store as { keyPrefix: string }).keyPrefix, 'centralmcp-router:{learning}:');
+});
+
+test('discovery.learning problems name their field', () => {
+  const env = { DOCS_TOKEN: 'x' };
+  assert.deepEqual(
+    problemsOf(() => load(`${minimal}\ndiscovery: { learning: { enabled: true, store: redis } }\n`, env)),
+    ['discovery.learning.store: redis needs rateLimit.store: redis (the same Redis is used)'],
+  );
+  const problems = problemsOf(() => load(`${minimal}\ndiscovery: { learning: { enabled: true, store: disk, minPrincipals: 0 } }\n`, env));
+  assert.equal(problems.length, 2, problems.join('\n'));
+  assert.ok(problems.some((p) => p.startsWith('discovery.learning.store')));
+  assert.ok(problems.some((p) => p.startsWith('discovery.learning.minPrincipals')));
+  assert.ok(
+    problemsOf(() => load(`${minimal}\ndiscovery: { learning: { enabled: true, store: file } }\n`, env)).some((p) => p.startsWith('discovery.learning.path')),
+  );
+});

@@ -11,6 +11,7 @@ import {
   BACKEND_DEFAULTS,
   DEFAULT_MAX_WAIT_MS,
   EMBEDDINGS_DEFAULTS,
+  LEARNING_DEFAULTS,
   HTTP_BACKEND_DEFAULTS,
   READ_ONLY_POLICY_DEFAULTS,
   REDIS_STORE_DEFAULTS,
@@ -26,9 +27,10 @@ import {
   StdioBackendDto,
   type BackendDto,
   type DiscoveryDto,
+  type LearningDto,
   type RateLimitDto,
 } from './config.schema';
-import type { BackendConfig, DiscoveryConfig, RateLimitSettings, RateLimitStoreConfig, RouterConfig } from './config.types';
+import type { BackendConfig, DiscoveryConfig, LearningConfig, RateLimitSettings, RateLimitStoreConfig, RouterConfig } from './config.types';
 import { withDefaults } from './domain/defaults';
 import { readEnvSettings } from './domain/env-settings';
 import { expandEnv } from './domain/expand-env';
@@ -84,6 +86,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
     logLevel: settings.logLevel,
     lifecycle: settings.lifecycle,
     ...config,
+    source: { path, watch: settings.watchConfig },
   };
 }
 
@@ -125,19 +128,39 @@ function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<strin
     rateLimitStore: storeOf(file.rateLimit, problems),
     principalRateLimit: rateLimitOf(file.principalRateLimit),
     ...buildSecurity(file, listenHost, configDir, problems),
-    discovery: discoveryOf(file.discovery, problems),
+    discovery: discoveryOf(file.discovery, storeOf(file.rateLimit, []), configDir, problems),
     trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
     writes: withDefaults(file.writes, WRITES_DEFAULTS),
     publish: withDefaults(file.publish, PUBLISH_DEFAULTS),
   };
 }
 
-function discoveryOf(dto: DiscoveryDto | undefined, problems: string[]): DiscoveryConfig {
+function discoveryOf(dto: DiscoveryDto | undefined, shared: RateLimitStoreConfig, configDir: string, problems: string[]): DiscoveryConfig {
   const embeddings = dto?.embeddings;
-  if (embeddings === undefined) return {};
+  const learning = learningOf(dto?.learning, shared, configDir, problems);
   return {
-    embeddings: { ...withDefaults(embeddings, EMBEDDINGS_DEFAULTS), headers: stringMap(embeddings.headers, 'discovery.embeddings.headers', problems) },
+    ...(embeddings !== undefined
+      ? { embeddings: { ...withDefaults(embeddings, EMBEDDINGS_DEFAULTS), headers: stringMap(embeddings.headers, 'discovery.embeddings.headers', problems) } }
+      : {}),
+    ...(learning !== undefined ? { learning } : {}),
   };
+}
+
+/** Undefined unless enabled. `store: redis` shares the rate limits' Redis, so it needs one. */
+function learningOf(dto: LearningDto | undefined, shared: RateLimitStoreConfig, configDir: string, problems: string[]): LearningConfig | undefined {
+  const { store, path, ...rest } = withDefaults(dto, LEARNING_DEFAULTS);
+  if (!rest.enabled) return undefined;
+  if (store === 'file') return { ...rest, store: { kind: 'file', path: resolve(configDir, path ?? '') } };
+  if (store === 'memory') return { ...rest, store: { kind: 'memory' } };
+  // Any other value was refused by the schema already.
+  if (store !== 'redis') return undefined;
+  if (shared.kind !== 'redis') {
+    problems.push('discovery.learning.store: redis needs rateLimit.store: redis (the same Redis is used)');
+    return undefined;
+  }
+  // Its own keys beside the buckets (its own Redis Cluster slot with the default prefix).
+  const keyPrefix = shared.keyPrefix.includes('{rate-limit}') ? shared.keyPrefix.replace('{rate-limit}', '{learning}') : `${shared.keyPrefix}learning:`;
+  return { ...rest, store: { ...shared, keyPrefix } };
 }
 
 function buildBackend(name: string, raw: unknown, configDir: string, inheritedEnv: Record<string, string>, problems: string[]): BackendConfig | undefined {

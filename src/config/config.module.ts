@@ -1,11 +1,13 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { loadConfig } from './config.loader';
+import { ConfigService } from './config.service';
 import {
   ACCESS_CONFIG,
   AUDIT_CONFIG,
   AUTH_CONFIG,
   BACKENDS_CONFIG,
   BUDGET_CONFIG,
+  CONFIG_LOADER,
   CURSOR_CONFIG,
   DISCOVERY_CONFIG,
   HTTP_CONFIG,
@@ -47,7 +49,11 @@ const DEFAULT_AUDIT: AuditConfig = { sink: 'stdout' };
 const DEFAULT_DISCOVERY: DiscoveryConfig = {};
 const DEFAULT_STORE: RateLimitStoreConfig = { kind: 'memory' };
 
-/** Provides the validated config and its slices. Global: every module reads config, none owns it. */
+/**
+ * Provides the validated config and its slices. Global: every module reads config, none owns it.
+ * The slices are the config at boot; a module that applies a reloadable section also subscribes to
+ * ConfigService, which holds the config in force, and CONFIG_LOADER reads the file again.
+ */
 @Global()
 @Module({})
 export class ConfigModule {
@@ -69,10 +75,15 @@ export class ConfigModule {
       { provide: WRITES_CONFIG, useValue: config.writes ?? WRITES_DEFAULTS },
       { provide: PUBLISH_CONFIG, useValue: config.publish ?? PUBLISH_DEFAULTS },
     ];
+    const providers = [
+      ...slices,
+      { provide: ConfigService, useValue: new ConfigService(config) },
+      { provide: CONFIG_LOADER, useValue: loadConfigFromEnvironment },
+    ];
     return {
       module: ConfigModule,
-      providers: slices,
-      exports: slices.map((s) => s.provide),
+      providers,
+      exports: providers.map((s) => s.provide),
     };
   }
 }

@@ -243,9 +243,32 @@ export class EmbeddingsDto {
   @IsOptional() @IsInt() @Min(1) @Max(2048) batchSize?: number;
 }
 
+export const LEARNING_STORES = ['memory', 'file', 'redis'] as const;
+
+/**
+ * `discovery.learning`: `find_tool` learns which request words lead to which tools from what
+ * principals call after it (opt-in). Only normalized words and tool keys are stored.
+ */
+export class LearningDto {
+  @IsOptional() @IsBoolean() enabled?: boolean;
+  /** An association is used once this many distinct principals made it. */
+  @IsOptional() @IsInt() @Min(1) @Max(1_000) minPrincipals?: number;
+  /** A successful call pairs with the same principal's last `find_tool` within this many seconds. */
+  @IsOptional() @IsInt() @Min(1) @Max(3_600) windowSeconds?: number;
+  /** `file` survives restarts; `redis` is shared by replicas (the `rateLimit.redis` connection). */
+  @IsOptional() @IsIn(LEARNING_STORES) store?: (typeof LEARNING_STORES)[number];
+  /** With `store: file`: the file, relative to the config file (absolute once loaded). */
+  @ValidateIf((o: LearningDto) => o.store === 'file' || o.path !== undefined) @IsString() @MinLength(1) path?: string;
+  /** A principal's part in an association halves in this many hours. */
+  @IsOptional() @IsNumber() @Min(0.01) @Max(87_600) halfLifeHours?: number;
+  /** Word-tool associations kept; past it the least recently made are forgotten. */
+  @IsOptional() @IsInt() @Min(10) @Max(10_000_000) maxAssociations?: number;
+}
+
 /** How `find_tool` ranks beyond its lexical ranking. */
 export class DiscoveryDto {
   @IsOptional() @ValidateNested() @Type(() => EmbeddingsDto) embeddings?: EmbeddingsDto;
+  @IsOptional() @ValidateNested() @Type(() => LearningDto) learning?: LearningDto;
 }
 
 /** `trust`: pinned tool definitions. */

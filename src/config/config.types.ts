@@ -2,6 +2,7 @@ import type {
   API_KEY_DEFAULTS,
   BACKEND_DEFAULTS,
   EMBEDDINGS_DEFAULTS,
+  LEARNING_DEFAULTS,
   HTTP_BACKEND_DEFAULTS,
   JWT_DEFAULTS,
   PUBLISH_DEFAULTS,
@@ -17,6 +18,7 @@ import type {
   AuthDto,
   BackendDto,
   EmbeddingsDto,
+  LearningDto,
   HttpBackendDto,
   JwtDto,
   PublishDto,
@@ -132,8 +134,15 @@ export type AuditConfig = { sink: 'stdout' } | { sink: 'file'; path: string };
 
 export type EmbeddingsConfig = WithDefaults<EmbeddingsDto, typeof EMBEDDINGS_DEFAULTS>;
 
+/** `discovery.learning` once loaded: a file store's path is absolute; a Redis store has its connection. */
+export type LearningConfig = Omit<WithDefaults<LearningDto, typeof LEARNING_DEFAULTS>, 'store' | 'path'> & {
+  store: { kind: 'memory' } | { kind: 'file'; path: string } | ({ kind: 'redis' } & RedisStoreConfig);
+};
+
 export interface DiscoveryConfig {
   embeddings?: EmbeddingsConfig;
+  /** Absent: nothing is learned. */
+  learning?: LearningConfig;
 }
 
 export type TrustMode = NonNullable<TrustDto['mode']>;
@@ -145,6 +154,14 @@ export type PublishMode = NonNullable<PublishDto['mode']>;
 export type PublishConfig = WithDefaults<PublishDto, typeof PUBLISH_DEFAULTS>;
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
+
+/** The file a loaded config came from, so a reload reads it again (architecture §3.1). */
+export interface ConfigSource {
+  /** Absolute path of the config file. */
+  path: string;
+  /** `CENTRALMCP_ROUTER_WATCH_CONFIG`: a change of the file reloads it, as SIGHUP does. */
+  watch: boolean;
+}
 
 export interface RouterConfig {
   http: HttpConfig;
@@ -176,6 +193,8 @@ export interface RouterConfig {
   trust?: TrustConfig;
   /** Optional (default: disabled); read it through WRITES_CONFIG. */
   writes?: WritesConfig;
+  /** Set by the loader; a config built in code has none, and nothing to reload. */
+  source?: ConfigSource;
   /** Optional (default: meta-tools only); read it through PUBLISH_CONFIG. */
   publish?: PublishConfig;
 }

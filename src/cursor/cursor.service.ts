@@ -21,6 +21,15 @@ const CLOCK_ALLOWANCE_MS = 30_000;
 export type ConfirmationRefusal = ConfirmationRejection | 'store_unavailable';
 
 /**
+ * A confirmation token found good for a call and not used yet: what `claimConfirmation` uses up
+ * once the call is about to be dispatched.
+ */
+export interface CheckedConfirmation {
+  id: string;
+  expiresAt: number;
+}
+
+/**
  * Signs and checks resumable-read cursors with the configured key and lifetime, and the
  * single-use confirmation tokens of writes with the same key.
  */
@@ -45,26 +54,50 @@ export class CursorService {
     return checkCursor(token, this.config.secret, Math.floor(this.clock.now() / 1000), expected);
   }
 
-  /** A confirmation token for this write, and its id (for the audit line). */
+  /**
+   * A confirmation token for this write, and its id (for the audit line), issued under the record
+   * of used ids that will know whether it was used (its scope).
+   */
   issueConfirmation(binding: ConfirmationBinding): { token: string; id: string } {
     const id = randomBytes(16).toString('base64url');
     const expiresAt = Math.floor(this.clock.now() / 1000) + CONFIRMATION_TTL_SECONDS;
-    return { token: encodeConfirmation({ ...binding, id, expiresAt }, this.config.secret), id };
+    return { token: encodeConfirmation({ ...binding, id, expiresAt, scope: this.used.scope }, this.config.secret), id };
   }
 
   /**
-   * Checks a confirmation token for this write and, when it is good, uses it up: the same token is
-   * refused from then on, on this replica and, with the Redis store, on every replica sharing it.
-   * `store_unavailable`: the shared record could not be asked; the token was not used up.
+   * Checks a confirmation token for this write, using nothing up: signed here, for this call, not
+   * expired, issued under this record of used ids, and not used yet. The call then takes its
+   * rate-limit token and the backend's state is checked; only {@link claimConfirmation}, right
+   * before dispatch, uses the token up, so a refusal on the way leaves it good.
+   * `store_unavailable`: the shared record could not be asked.
    */
-  async useConfirmation(token: string, binding: ConfirmationBinding): Promise<{ ok: true; id: string } | { ok: false; reason: ConfirmationRefusal }> {
-    const nowMs = this.clock.now();
-    const checked = checkConfirmation(token, this.config.secret, Math.floor(nowMs / 1000), binding);
+  async checkConfirmation(
+    token: string,
+    binding: ConfirmationBinding,
+  ): Promise<{ ok: true; confirmation: CheckedConfirmation } | { ok: false; reason: ConfirmationRefusal }> {
+    const checked = checkConfirmation(token, this.config.secret, Math.floor(this.clock.now() / 1000), binding, this.used.scope);
     if (!checked.ok) return checked;
-    const ttlMs = checked.claims.expiresAt * 1000 - nowMs + CLOCK_ALLOWANCE_MS;
-    switch (await this.used.claim(checked.claims.id, ttlMs)) {
+    switch (await this.used.lookup(checked.claims.id)) {
+      case 'unused':
+        return { ok: true, confirmation: { id: checked.claims.id, expiresAt: checked.claims.expiresAt } };
+      case 'used':
+        return { ok: false, reason: 'used' };
+      case 'unavailable':
+        return { ok: false, reason: 'store_unavailable' };
+    }
+  }
+
+  /**
+   * Uses up a checked confirmation, atomically: of two calls that carry the same token at once,
+   * one claims it and the other reads `used`. From then on the token is refused, by this process
+   * and, with the Redis record, by every replica sharing it. It is still good until its expiry
+   * (checked before), so the claim is kept that long and a margin for replica clocks.
+   */
+  async claimConfirmation(confirmation: CheckedConfirmation): Promise<{ ok: true } | { ok: false; reason: 'used' | 'store_unavailable' }> {
+    const ttlMs = confirmation.expiresAt * 1000 - this.clock.now() + CLOCK_ALLOWANCE_MS;
+    switch (await this.used.claim(confirmation.id, ttlMs)) {
       case 'claimed':
-        return { ok: true, id: checked.claims.id };
+        return { ok: true };
       case 'used':
         return { ok: false, reason: 'used' };
       case 'unavailable':

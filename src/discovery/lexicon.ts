@@ -58,10 +58,10 @@ function readLexicon(dir: string): Lexicon {
   try {
     return decodeLexicon({
       manifest,
-      vectorWords: read('vectors.words.txt').toString('utf8'),
+      vectorWords: read('vectors.words.txt'),
       vectorCodes: read('vectors.i8'),
       vectorScales: read('vectors.scale.f32'),
-      lemmas: read('wordnet.lemmas.txt').toString('utf8'),
+      lemmas: read('wordnet.lemmas.txt'),
       relations: read('wordnet.rel.u32'),
     });
   } catch (err) {

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { LearningService } from '../learning/learning.service';
 import { RegistryService } from '../registry/registry.service';
 import type { CatalogTool } from '../registry/registry.types';
 import { fuseRankings, RRF_K } from './domain/rank-fusion';
@@ -35,6 +36,8 @@ export class ToolSearchService {
     private readonly registry: RegistryService,
     private readonly embeddings: EmbeddingsService,
     @Inject(LEXICON) lexicon: Lexicon | undefined,
+    // Absent where a test builds the search alone: nothing is learned then.
+    @Optional() private readonly learning?: LearningService,
   ) {
     this.index = buildToolIndex([], { lexicon });
     // Catalogs delivered before this service existed are indexed as if they had just arrived.
@@ -43,7 +46,8 @@ export class ToolSearchService {
   }
 
   /**
-   * Ranked search among the tools `visible` admits (default: all). Repeated queries are answered
+   * Ranked search among the tools `visible` admits (default: all), with what was learned from use
+   * (architecture §1.2) as one more lexical signal. Repeated queries are answered
    * from a cache of caller-independent rankings, filtered per caller on every search.
    *
    * With an embeddings endpoint configured, the lexical ranking is fused with the dense one
@@ -55,9 +59,10 @@ export class ToolSearchService {
   async search(query: string, topK: number, backend?: string, visible?: (tool: CatalogTool) => boolean): Promise<SearchHit[]> {
     const queryVector = this.embeddings.enabled ? await this.embeddings.queryVector(query) : undefined;
     // Both rankings are taken after the only await, so they read one state of the catalog.
-    if (queryVector === undefined) return this.searches.search(this.index, query, { topK, backend, visible });
+    const learned = this.learning?.signal();
+    if (queryVector === undefined) return this.searches.search(this.index, query, { topK, backend, visible, learned });
     const depth = Math.max(topK, FUSION_DEPTH);
-    const lexical = this.searches.search(this.index, query, { topK: depth, backend, visible });
+    const lexical = this.searches.search(this.index, query, { topK: depth, backend, visible, learned });
     // Hits scored 0 are a browse (a query of stop words only): a listing in name order, not evidence.
     const lexicalTools = lexical.filter((hit) => hit.score > 0).map((hit) => hit.tool);
     const candidates = backend === undefined ? this.registry.allTools() : this.registry.toolsOf(backend);
@@ -65,6 +70,14 @@ export class ToolSearchService {
     return fuseRankings([lexicalTools, dense], toolKey, { k: RRF_K, depth })
       .slice(0, topK)
       .map(({ item, score }) => ({ tool: item, score: Math.round(score * 1e4) / 1e4 }));
+  }
+
+  /**
+   * The lexical ranking alone among the tools `visible` admits: for what the answer says beside
+   * its hits, where asking the embeddings endpoint again would cost a request and prove nothing more.
+   */
+  lexicalSearch(query: string, topK: number, backend?: string, visible?: (tool: CatalogTool) => boolean): SearchHit[] {
+    return this.searches.search(this.index, query, { topK, backend, visible });
   }
 
   /** Synchronous and in the refresh's turn; the embedding itself runs later (EmbeddingsService). */

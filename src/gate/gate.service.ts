@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '../config/config.service';
+import { WRITES_DEFAULTS } from '../config/config.defaults';
 import { POLICY_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
 import type { RouterConfig, WritesConfig } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
@@ -7,16 +9,24 @@ import { compileWritePolicy, decideWrite, type CompiledWritePolicy, type WriteDe
 
 /**
  * The gate: whether a tool may be called through the read path (architecture §4) and whether it
- * may be written (§11.2), with the operator's `policy.readOnly` and `writes` globs compiled once at boot.
+ * may be written (§11.2), with the operator's `policy.readOnly` and `writes` globs compiled at boot
+ * and again at each reload, which applies to every decision after it.
  */
 @Injectable()
 export class GateService {
-  private readonly policy: CompiledPolicy;
-  private readonly writes: CompiledWritePolicy;
+  private policy: CompiledPolicy;
+  private writes: CompiledWritePolicy;
+  /** Whether `invoke_tool` is published at all (`writes.enabled`): fixed at boot, a reload of it needs a restart. */
+  readonly writesEnabled: boolean;
 
-  constructor(@Inject(POLICY_CONFIG) config: RouterConfig['policy'], @Inject(WRITES_CONFIG) writes: WritesConfig) {
+  constructor(@Inject(POLICY_CONFIG) config: RouterConfig['policy'], @Inject(WRITES_CONFIG) writes: WritesConfig, configs: ConfigService) {
     this.policy = compilePolicy(config.readOnly);
     this.writes = compileWritePolicy(writes);
+    this.writesEnabled = writes.enabled;
+    configs.onReload((next) => {
+      this.policy = compilePolicy(next.policy.readOnly);
+      this.writes = compileWritePolicy(next.writes ?? WRITES_DEFAULTS);
+    });
   }
 
   /** The read decision: is this tool read-only? */

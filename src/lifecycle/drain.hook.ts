@@ -39,13 +39,15 @@ declare module 'fastify' {
  */
 export function registerDrainHook(fastify: FastifyInstance, lifecycle: LifecycleService): void {
   const logger = new Logger('DrainHook');
-  const releases = new WeakMap<object, () => void>();
   fastify.decorateRequest('leaveInFlight', null);
   fastify.addHook('onRequest', (request, reply, done) => {
     if (!MCP_PATH.test(request.url)) return done();
     const release = lifecycle.tryEnter();
     if (release) {
-      releases.set(request.raw, release);
+      // The response's `close` comes exactly once for every request, however it ends: answered,
+      // its client gone half-way through the body, after it, or in the middle of the answer.
+      // Fastify's onResponse and onRequestAbort miss a client that leaves after its whole body.
+      reply.raw.once('close', release);
       request.leaveInFlight = release;
       return done();
     }
@@ -56,18 +58,5 @@ export function registerDrainHook(fastify: FastifyInstance, lifecycle: Lifecycle
       .header('connection', 'close')
       .header('content-type', 'application/json')
       .send(DRAINING_BODY);
-  });
-  const release = (request: { raw: object }) => {
-    releases.get(request.raw)?.();
-    releases.delete(request.raw);
-  };
-  // Both: a request ends with a response, or with its client going away (releases are idempotent).
-  fastify.addHook('onResponse', (request, _reply, done) => {
-    release(request);
-    done();
-  });
-  fastify.addHook('onRequestAbort', (request, done) => {
-    release(request);
-    done();
   });
 }

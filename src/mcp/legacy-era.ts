@@ -3,6 +3,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, resultMessage, resultMessageJson } from './domain/jsonrpc';
 import { negotiateVersion } from './domain/protocol-versions';
 import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
+import { OfferingMethods } from './offering-methods';
 import { PublishedSurface, SERVER_INFO } from './published-surface';
 
 /**
@@ -12,7 +13,10 @@ import { PublishedSurface, SERVER_INFO } from './published-surface';
  */
 @Injectable()
 export class LegacyEra implements EraDialect {
-  constructor(private readonly surface: PublishedSurface) {}
+  constructor(
+    private readonly surface: PublishedSurface,
+    private readonly offerings: OfferingMethods,
+  ) {}
 
   async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
@@ -20,8 +24,8 @@ export class LegacyEra implements EraDialect {
         return ok(
           resultMessage(id, {
             protocolVersion: negotiateVersion(params.protocolVersion),
-            // A list published per caller changes with the catalog, and a GET stream announces it.
-            capabilities: { tools: { listChanged: this.surface.perCaller } },
+            // A list published per caller changes with the catalog, and a stream announces it.
+            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal) },
             serverInfo: SERVER_INFO,
             instructions: this.surface.listFor(principal).instructions,
           }),
@@ -34,8 +38,11 @@ export class LegacyEra implements EraDialect {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
       }
-      default:
-        return ok(errorMessage(id, ErrorCode.MethodNotFound, 'Method not found'));
+      default: {
+        if (!this.offerings.handles(method)) return ok(errorMessage(id, ErrorCode.MethodNotFound, 'Method not found'));
+        const answer = await this.offerings.answer(method, params, principal);
+        return ok(answer.ok ? resultMessageJson(id, answer.resultJson) : errorMessage(id, answer.code, answer.message));
+      }
     }
   }
 }

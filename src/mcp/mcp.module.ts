@@ -9,12 +9,13 @@ import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
+import { OfferingMethods } from './offering-methods';
 import { PublishedSurface } from './published-surface';
 import { ToolListStreams } from './tool-list-streams';
 
 @Module({
   imports: [BatchModule, DiscoveryModule, PublishModule, AuthModule, AuditModule, MetricsModule],
   controllers: [McpController],
-  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, ToolListStreams],
+  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, OfferingMethods, ToolListStreams],
 })
 export class McpModule {}

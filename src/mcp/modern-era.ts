@@ -7,6 +7,7 @@ import { errorMessage, resultMessageJson, type RequestId, type RequestParams } f
 import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
 import { SERVER_INFO_META_KEY } from './domain/request-era';
 import type { EraDialect, EraRequest, EventStream, HttpAnswer } from './era-dialect';
+import { OfferingMethods } from './offering-methods';
 import { PublishedSurface, SERVER_INFO } from './published-surface';
 import { ToolListStreams } from './tool-list-streams';
 
@@ -51,6 +52,7 @@ export class ModernEra implements EraDialect {
   constructor(
     private readonly surface: PublishedSurface,
     private readonly streams: ToolListStreams,
+    private readonly offerings: OfferingMethods,
   ) {
     this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(SERVER_META)}`;
     const listing = surface.perCaller ? undefined : surface.listFor(ANONYMOUS);
@@ -60,13 +62,15 @@ export class ModernEra implements EraDialect {
 
   async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
-      case 'server/discover':
-        return ok(
-          resultMessageJson(
-            id,
-            this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE, true),
-          ),
-        );
+      case 'server/discover': {
+        const base = this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE, true);
+        // The static answer, unless a backend this caller may use serves resources or prompts.
+        const offered = this.offerings.capabilities(principal);
+        if (offered.resources === undefined && offered.prompts === undefined) return ok(resultMessageJson(id, base));
+        const discover = JSON.parse(base) as { capabilities: Record<string, unknown> };
+        discover.capabilities = { ...discover.capabilities, ...offered };
+        return ok(resultMessageJson(id, JSON.stringify(discover)));
+      }
       case 'tools/list':
         return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.listFor(principal).tools, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
       case 'subscriptions/listen':
@@ -77,6 +81,10 @@ export class ModernEra implements EraDialect {
         return ok(outcome.ok ? resultMessageJson(id, this.complete(outcome.resultJson)) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
       }
       default:
+        if (this.offerings.handles(method)) {
+          const answer = await this.offerings.answer(method, params, principal);
+          return ok(answer.ok ? resultMessageJson(id, this.complete(answer.resultJson)) : errorMessage(id, answer.code, answer.message));
+        }
         return notServed(id, method);
     }
   }

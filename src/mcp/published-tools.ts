@@ -1,5 +1,6 @@
 import { MAX_BATCH_CALLS, MAX_ID_CHARS } from '../batch/domain/batch-input';
 import { MAX_CURSOR_CHARS, MAX_NAME_CHARS, MAX_SERVER_CHARS } from '../batch/domain/read-call';
+import { DRY_RUN_PARAMETERS } from '../batch/domain/write-call';
 import { FIND_TOOL_LIMITS } from './domain/find-tool-input';
 
 /**
@@ -21,7 +22,8 @@ export const PUBLISHED_TOOLS = [
       'Search the catalog of every backend tool behind this router. Returns ranked hits with the exact ' +
       '`name` and `server` to pass to invoke_read_tool, whether the tool is read-only (only those can be ' +
       'called), and its parameters. Ask for `include_schema` to get the full input schema. When nothing ' +
-      'matches, a `note` says why and `servers` lists what each server serves.',
+      'matches, a `note` says why and `servers` lists what each server serves. Servers that are down are ' +
+      'listed in `unavailable_servers`.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -120,8 +122,9 @@ export const INVOKE_TOOL_DEFINITION = {
     'Call one backend tool that is not read-only (read-only ones go through invoke_read_tool), by its exact ' +
     'name from find_tool. A tool that may destroy data first answers `status: confirmation_required` with a ' +
     'summary and a `confirmation`: call again with the same name, server and arguments plus `confirm` set ' +
-    'to it to run the tool (single use, valid 120 s). A tool with a `dry_run` parameter runs without ' +
-    'confirmation when called with `dry_run: true`. Never retried.',
+    'to it to run the tool (single use, valid 120 s). A tool with a dry-run parameter ' +
+    `(${DRY_RUN_PARAMETERS.map((p) => `\`${p}\``).join(' or ')}, whichever its schema spells) runs without confirmation ` +
+    'when called with that parameter set to true. Never retried.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -57,7 +57,7 @@ describe('MetricsService in the real module graph', () => {
   test('the status-labelled series exist at 0 from the start, for every backend and "none"', async () => {
     const json = await metrics.registry.getMetricsAsJSON();
     const calls = json.find((m) => m.name === `${METRICS_PREFIX}calls_total`);
-    assert.equal(calls?.values.length, 3 * 2 * 7, 'entrypoints × (files, none) × statuses');
+    assert.equal(calls?.values.length, 5 * 2 * 7, '(3 tools, read_resource, get_prompt) × (files, none) × statuses');
     assert.equal(valueOf(json, 'calls_total', { entrypoint: 'batch', backend: 'files', status: 'invalid_cursor' }), 0);
     assert.equal(valueOf(json, 'cursor_rejections_total', { reason: 'bad_signature' }), 0);
     assert.equal(valueOf(json, 'batches_total', { outcome: 'partial' }), 0);
@@ -100,7 +100,7 @@ describe('MetricsService in the real module graph', () => {
     assert.equal(valueOf(json, 'backend_protocol_era', { backend: 'files', era: 'legacy' }), 1, 'a stdio backend is met with initialize');
     assert.equal(valueOf(json, 'backend_protocol_era', { backend: 'files', era: 'modern' }), 0);
     const requests = json.find((m) => m.name === `${METRICS_PREFIX}mcp_requests_total`);
-    assert.equal(requests?.values.length, 5 * 7, '(3 versions, unsupported, none) × (6 methods, other)');
+    assert.equal(requests?.values.length, 5 * 12, '(3 versions, unsupported, none) × (11 methods, other)');
     assert.ok(requests?.values.every((v) => v.value === 0));
   });
 });

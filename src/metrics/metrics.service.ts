@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CALL_STATUSES, type CallStatus, type Entrypoint } from '../common/call-status';
+import { ConfigService } from '../config/config.service';
 import { BACKENDS_CONFIG } from '../config/config.tokens';
 import type { BackendConfig } from '../config/config.types';
 import type { CursorRejection } from '../cursor/domain/cursor-codec';
@@ -23,7 +24,7 @@ export const PRINCIPAL_BUCKET = 'principal';
 export type BatchOutcome = 'ok' | 'partial' | 'rejected';
 
 // Runtime lists of the closed unions, so each series is created at 0 below.
-const ENTRYPOINTS = labelValues<Entrypoint>({ invoke_read_tool: true, batch: true, invoke_tool: true });
+const ENTRYPOINTS = labelValues<Entrypoint>({ invoke_read_tool: true, batch: true, invoke_tool: true, read_resource: true, get_prompt: true });
 const BATCH_OUTCOMES = labelValues<BatchOutcome>({ ok: true, partial: true, rejected: true });
 const CURSOR_REJECTION_REASONS = labelValues<CursorRejection>({ malformed: true, bad_signature: true, expired: true, mismatch: true });
 /** Methods with their own label value; anything else (WebDAV verbs and the like) is `other`. */
@@ -108,11 +109,12 @@ const DRIFT_EVENTS = {
  * The router's Prometheus metrics (architecture §8): the registry `GET /metrics` renders and the
  * series the dispatch seam records into. Every label value comes from a closed set: backend names
  * from the config, the status union, fixed reasons. A name taken from a request (a tool, an unknown
- * backend) would make series unbounded, so it becomes `none`.
+ * backend) would make series unbounded, so it becomes `none`. A backend added by a reload gets its
+ * series; one removed keeps them (its counts stay readable), so the set only grows with the config.
  */
 @Injectable()
 export class MetricsService {
-  private readonly backendNames: ReadonlySet<string>;
+  private readonly backendNames = new Set<string>();
   private readonly calls: Counter<'entrypoint' | 'backend' | 'status'>;
   private readonly backendCallDuration: Histogram<'backend' | 'status'>;
   private readonly batchCalls: Histogram;
@@ -131,8 +133,8 @@ export class MetricsService {
     /** The registry /metrics renders; public so tests can count series without poking privates. */
     @Inject(METRICS_REGISTRY) readonly registry: Registry,
     @Inject(BACKENDS_CONFIG) configs: BackendConfig[],
+    runningConfig: ConfigService,
   ) {
-    this.backendNames = new Set(configs.map((c) => c.name));
     const registers = [registry];
     this.calls = new Counter({ ...CALLS, registers });
     this.backendCallDuration = new Histogram({ ...BACKEND_CALL_DURATION, registers });
@@ -149,7 +151,14 @@ export class MetricsService {
     this.driftEvents = new Counter({ ...DRIFT_EVENTS, registers });
     collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
     dropTotalGauges(registry);
-    this.zeroSeries(configs);
+    this.addBackends(configs);
+    runningConfig.onReload((next) => this.addBackends(next.backends));
+  }
+
+  private addBackends(configs: readonly BackendConfig[]): void {
+    const added = configs.filter((c) => !this.backendNames.has(c.name));
+    for (const c of added) this.backendNames.add(c.name);
+    this.zeroSeries(added);
   }
 
   /** The Content-Type of `render()`'s text (Prometheus text exposition format 0.0.4). */

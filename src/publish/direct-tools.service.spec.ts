@@ -4,7 +4,8 @@ import { AccessService } from '../access/access.service';
 import type { BackendsService } from '../backends/backends.service';
 import type { Principal } from '../common/principal';
 import { TRUST_DEFAULTS } from '../config/config.defaults';
-import type { AccessConfig, PublishConfig, WritesConfig } from '../config/config.types';
+import { ConfigService } from '../config/config.service';
+import type { AccessConfig, PublishConfig, RouterConfig, WritesConfig } from '../config/config.types';
 import { GateService } from '../gate/gate.service';
 import type { MetricsService } from '../metrics/metrics.service';
 import type { AuditService } from '../audit/audit.service';
@@ -29,10 +30,12 @@ function service(options: { writes?: WritesConfig; access?: AccessConfig; publis
   const registry = new RegistryService();
   const writes = options.writes ?? { enabled: false, allow: [], deny: [] };
   const auth = options.access ? { mode: 'apiKeys' as const, allowInsecure: false, apiKeys: [] } : { mode: 'none' as const, allowInsecure: false };
-  const access = new AccessService(options.access ?? {}, auth);
-  const gate = new GateService({ readOnly: { allow: [], deny: [] } }, writes);
+  // No reload in these tests: the config a reload would announce is never read.
+  const configs = new ConfigService({} as RouterConfig);
+  const access = new AccessService(options.access ?? {}, auth, configs);
+  const gate = new GateService({ readOnly: { allow: [], deny: [] } }, writes, configs);
   // Trust off: it reads nothing of the backends, metrics or audit.
-  const trust = new TrustService(TRUST_DEFAULTS, registry, {} as BackendsService, {} as MetricsService, {} as AuditService);
+  const trust = new TrustService(TRUST_DEFAULTS, registry, {} as BackendsService, {} as MetricsService, {} as AuditService, configs);
   const direct = new DirectToolsService(registry, access, gate, trust, options.publish ?? { mode: 'both', maxDirectTools: 128 }, writes);
   return { registry, direct };
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_MAX_WAIT_MS } from '../config/config.defaults';
+import { ConfigService } from '../config/config.service';
 import { BACKENDS_CONFIG, RATE_LIMIT_CONFIG } from '../config/config.tokens';
 import type { BackendConfig, RateLimitConfig, RateLimitSettings } from '../config/config.types';
 import type { BucketParams } from './domain/token-bucket';
@@ -40,30 +41,40 @@ const UNLIMITED: RateLimitOutcome = Object.freeze({ ok: true, waitedMs: 0, waits
 
 /**
  * The router's token buckets (architecture §7): one global, one per principal and one per
- * backend, each only where configured. Where none applies, `acquire` resolves at once.
+ * backend, each only where configured. Where none applies, `acquire` resolves at once. A reload
+ * sets new rates for the calls after it; the buckets live in the store by key, so one that still
+ * exists keeps its tokens.
  */
 @Injectable()
 export class RateLimitService {
-  private readonly global: Limit | undefined;
-  private readonly perPrincipal: Omit<Limit, 'key'> | undefined;
-  private readonly perBackend = new Map<string, Limit>();
+  private global: Limit | undefined;
+  private perPrincipal: Omit<Limit, 'key'> | undefined;
+  private perBackend = new Map<string, Limit>();
 
   constructor(
     @Inject(RATE_LIMIT_CONFIG) config: RateLimitConfig,
     @Inject(BACKENDS_CONFIG) backends: BackendConfig[],
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(SLEEP) private readonly sleep: Sleep,
+    configs: ConfigService,
   ) {
+    this.configure(config, backends);
+    configs.onReload((next) => this.configure(next, next.backends));
+  }
+
+  private configure(config: RateLimitConfig, backends: readonly BackendConfig[]): void {
     const defaultWait = config.rateLimit?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     this.global = config.rateLimit && limitOf('global', 'global', config.rateLimit, defaultWait);
     const principal = config.principalRateLimit;
     this.perPrincipal = principal && limitOf('principal', '', principal, principal.maxWaitMs ?? defaultWait);
+    const perBackend = new Map<string, Limit>();
     for (const backend of backends) {
       if (!backend.rateLimit) continue;
       // Backend names cannot contain ':', so no backend key collides with the global one.
       const maxWaitMs = backend.rateLimit.maxWaitMs ?? defaultWait;
-      this.perBackend.set(backend.name, limitOf('backend', `backend:${backend.name}`, backend.rateLimit, maxWaitMs));
+      perBackend.set(backend.name, limitOf('backend', `backend:${backend.name}`, backend.rateLimit, maxWaitMs));
     }
+    this.perBackend = perBackend;
   }
 
   /**

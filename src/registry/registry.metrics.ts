@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
-import { BACKENDS_CONFIG } from '../config/config.tokens';
-import type { BackendConfig } from '../config/config.types';
+import { ConfigService } from '../config/config.service';
 import { METRICS_PREFIX, METRICS_REGISTRY } from '../metrics/metrics.tokens';
 import { RegistryService } from './registry.service';
 
 /** The catalog's series in the router's registry (architecture §8), read at scrape time. */
 @Injectable()
 export class RegistryMetrics {
-  constructor(@Inject(METRICS_REGISTRY) registry: Registry, @Inject(BACKENDS_CONFIG) configs: BackendConfig[], catalog: RegistryService) {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, configs: ConfigService, catalog: RegistryService) {
     new Gauge({
       name: METRICS_PREFIX + 'catalog_tools',
       help: 'Tools in the catalog per backend (the last catalog it delivered, kept while it is down).',
@@ -16,7 +15,9 @@ export class RegistryMetrics {
       registers: [registry],
       collect: function (this: Gauge<'backend'>) {
         const sizes = catalog.sizes();
-        for (const backend of configs) this.set({ backend: backend.name }, sizes.get(backend.name) ?? 0);
+        // The backends configured now: one a reload removed leaves the series with its tools.
+        this.reset();
+        for (const backend of configs.current.backends) this.set({ backend: backend.name }, sizes.get(backend.name) ?? 0);
       },
     });
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Logger } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import { before, test } from 'node:test';
 import { RegistryService } from './registry.service';
 import type { CatalogTool } from './registry.types';
@@ -53,4 +53,26 @@ test('resolution follows replacements: a tool gone from its backend no longer re
   registry.replaceTools('b', []);
   assert.equal(registry.resolve('read').kind, 'found');
   assert.deepEqual(registry.resolve('read', 'b'), { kind: 'unknown' });
+});
+
+test('a refresh that changed nothing logs at debug; a change, or the first catalog, at info', () => {
+  const lines: [string, string][] = [];
+  const record = (level: string) => (message: unknown) => {
+    if ((message as { msg?: string }).msg === 'catalog updated') lines.push([level, JSON.stringify(message)]);
+  };
+  const capture: LoggerService = { log: record('info'), debug: record('debug'), warn: record('warn'), error: record('error'), verbose: record('verbose') };
+  Logger.overrideLogger(capture);
+  try {
+    const registry = new RegistryService();
+    registry.replaceTools('files', [tool('files', 'read')]);
+    registry.replaceTools('files', [tool('files', 'read')]);
+    registry.replaceTools('files', [{ ...tool('files', 'read'), description: 'rewritten' }]);
+  } finally {
+    Logger.overrideLogger(false);
+  }
+  assert.deepEqual(
+    lines.map(([level]) => level),
+    ['info', 'debug', 'info'],
+  );
+  assert.match(lines[2][1], /"changed":\["read"\]/);
 });

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { diffCatalog } from './domain/catalog-diff';
+import { catalogChanged, diffCatalog } from './domain/catalog-diff';
 import { ownTools, replaceBackendNames, resolveTool, type Resolution } from './domain/resolve';
 import type { CatalogTool } from './registry.types';
 
@@ -39,16 +39,30 @@ export class RegistryService {
     // verdicts) is in place with the catalog.
     for (const listener of this.listeners) listener(backend, own);
     const diff = previous ? diffCatalog(previous, own) : undefined;
-    this.logger.log({
+    const line = {
       msg: 'catalog updated',
       backend,
       tools: own.length,
       ...(diff && (diff.added.length > 0 || diff.removed.length > 0) ? { added: diff.added, removed: diff.removed } : {}),
-    });
+      ...(diff && diff.definitionsChanged.length > 0 ? { changed: diff.definitionsChanged } : {}),
+    };
+    // The periodic re-list repeats an unchanged catalog every few minutes: that is no news.
+    if (diff === undefined || catalogChanged(diff)) this.logger.log(line);
+    else this.logger.debug(line);
     // What the read gate lets through may have changed: say which tool, and how, every time.
     for (const change of diff?.annotationsChanged ?? []) {
       this.logger.warn({ msg: 'tool annotations changed', backend, ...change });
     }
+  }
+
+  /**
+   * Takes a backend out of the catalog (a reload removed it from the config): its tools leave
+   * resolution and discovery, and listeners see it replaced by no tools, in the same turn.
+   */
+  removeBackend(backend: string): void {
+    if (!this.byBackend.has(backend)) return;
+    this.replaceTools(backend, []);
+    this.byBackend.delete(backend);
   }
 
   /**
@@ -86,8 +100,11 @@ export class RegistryService {
     return new Map([...this.byBackend].map(([b, tools]) => [b, tools.length]));
   }
 
-  /** Exact resolution among the tools `visible` admits (default: all). */
-  resolve(name: string, server?: string, visible?: (tool: CatalogTool) => boolean): Resolution {
-    return resolveTool(this.byName, name, server, visible);
+  /**
+   * Exact resolution among the tools `visible` admits (default: all); without `server`, a name is
+   * ambiguous only among the tools `callable` admits (see resolveTool).
+   */
+  resolve(name: string, server?: string, visible?: (tool: CatalogTool) => boolean, callable?: (tool: CatalogTool) => boolean): Resolution {
+    return resolveTool(this.byName, name, server, visible, callable);
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { errnoCode, messageOf } from '../common/thrown';
+import { ConfigError } from '../config/config.errors';
 import { EMPTY_PINS, parsePins, serializePins, type PinsDocument } from './domain/pins-file';
 import { withPinsLock, type LockOptions } from './pins-lock';
 
@@ -11,8 +12,9 @@ export interface ReadPins {
 }
 
 /**
- * Reads the pins file; a missing file is an empty document. Throws an Error naming the file and
- * what is wrong with it (never its content).
+ * Reads the pins file; a missing or empty file is an empty document (its text blank). Throws a ConfigError naming
+ * the file and what is wrong with it (never its content): at boot it stops the router as an
+ * invalid config does.
  */
 export function readPinsFile(file: string): ReadPins {
   let text: string;
@@ -21,12 +23,14 @@ export function readPinsFile(file: string): ReadPins {
   } catch (err) {
     const code = errnoCode(err);
     if (code === 'ENOENT') return { doc: EMPTY_PINS, text: '' };
-    throw new Error(`trust.pinsFile: cannot read ${file} (${code ?? 'error'})`, { cause: err });
+    throw new ConfigError([`trust.pinsFile: cannot read ${file} (${code ?? 'error'})`]);
   }
+  // An empty file is read as a missing one (a volume's placeholder, a file truncated by hand).
+  if (text.trim() === '') return { doc: EMPTY_PINS, text };
   try {
     return { doc: parsePins(text), text };
   } catch (err) {
-    throw new Error(`trust.pinsFile ${file}: ${messageOf(err)}`, { cause: err });
+    throw new ConfigError([`trust.pinsFile ${file}: ${messageOf(err)}`]);
   }
 }
 

@@ -4,6 +4,7 @@ import { AuditService } from '../audit/audit.service';
 import { BackendsService } from '../backends/backends.service';
 import { CLOCK, systemClock, type Clock } from '../common/clock';
 import { messageOf } from '../common/thrown';
+import { ConfigService } from '../config/config.service';
 import { TRUST_CONFIG } from '../config/config.tokens';
 import type { TrustConfig } from '../config/config.types';
 import { MetricsService } from '../metrics/metrics.service';
@@ -51,22 +52,40 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   /** The file's text as last read or written: a different text on disk is a change made outside. */
   private lastText = '';
   private watching = false;
+  /**
+   * Backends the router has held a pin or a pending definition of since it started.
+   * `approveNewBackends` approves only a backend it has never pinned: one whose entries went
+   * missing from the file (deleted, emptied, edited away) is judged as any known backend is.
+   */
+  private readonly knownBackends = new Set<string>();
   private readonly verdicts = new Map<string, Map<string, Verdict>>();
   private relistTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    @Inject(TRUST_CONFIG) private readonly config: TrustConfig,
+    @Inject(TRUST_CONFIG) private config: TrustConfig,
     private readonly registry: RegistryService,
     private readonly backends: BackendsService,
     private readonly metrics: MetricsService,
     private readonly audit: AuditService,
+    configs: ConfigService,
     @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {
     if (config.mode === 'off' || config.pinsFile === undefined) return;
+    // A reload keeps the pins file and pins on (else it takes a restart): the mode and the re-list
+    // period apply to the next call and review.
+    configs.onReload((next) => {
+      const trust = next.trust;
+      if (trust === undefined || trust === this.config) return;
+      const relist = trust.relistSeconds !== this.config.relistSeconds;
+      this.config = trust;
+      // Reloads come after the boot (SIGHUP and the watch start with the app), so the timer runs already.
+      if (relist) this.startRelist();
+    });
     // A pins file that cannot be read or parsed stops the boot: enforcing nothing would be silent.
     const read = readPinsFile(config.pinsFile);
     this.doc = read.doc;
     this.lastText = read.text;
+    this.remember(read.doc);
     registry.onCatalogReplaced((backend, tools) => this.review(backend, tools));
   }
 
@@ -75,13 +94,17 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.config.mode !== 'off' && file !== undefined) {
       // Approvals (the CLI, an edit) apply without a restart. Polling, not fs.watch: the file is
       // replaced by rename, and polling sees that the same way on every platform and volume.
-      watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, () => {
-        if (this.syncFromDisk()) this.reviewAll();
-      });
+      watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, () => this.syncFromDisk());
       this.watching = true;
     }
+    this.startRelist();
+  }
+
+  /** Started at boot (and again at a reload), outside any request, so re-lists never run in a caller's context. */
+  private startRelist(): void {
+    if (this.relistTimer) clearInterval(this.relistTimer);
+    this.relistTimer = undefined;
     if (this.config.relistSeconds <= 0) return;
-    // Started at boot, outside any request, so the re-lists never run in a caller's context.
     this.relistTimer = setInterval(() => this.backends.relistAll(), this.config.relistSeconds * 1000);
     this.relistTimer.unref();
   }
@@ -112,24 +135,66 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Takes up the file's content when it changed since the router last read or wrote it: approvals
-   * made outside are audited by whoever they name. A file that does not parse is logged and left
-   * aside (the pins in force stay). True when the document changed.
+   * Takes up the file's content when it changed since the router last read or wrote it (approvals
+   * made outside are audited by whoever they name) and judges every catalog again. A file that
+   * does not parse is logged and left aside (the pins in force stay); one that went missing or
+   * empty is written back from memory.
    */
-  private syncFromDisk(): boolean {
+  private syncFromDisk(): void {
     let read;
     try {
       read = readPinsFile(this.config.pinsFile!);
     } catch (err) {
       this.logger.error({ msg: 'pins file not applied', error: messageOf(err) });
-      return false;
+      return;
     }
-    return this.takeUp(read);
+    if (this.isLost(read)) this.writeBack();
+    else if (this.takeUp(read)) this.reviewAll();
+  }
+
+  /**
+   * The file is missing or empty while the router holds pins or pending definitions. Never read as
+   * "nothing is approved": with `approveNewBackends` every backend would look new and whatever it
+   * serves at that moment would be approved. The pins in memory stand and are written back.
+   */
+  private isLost(read: ReadPins): boolean {
+    return read.text.trim() === '' && (this.doc.pins.length > 0 || this.doc.pending.length > 0);
+  }
+
+  /** Writes the pins in memory back over a missing or empty file, under the pins lock. */
+  private writeBack(): void {
+    let changedOutside = false;
+    try {
+      const { text } = updatePinsFile(this.config.pinsFile!, ROUTER_LOCK, (current) => {
+        // Someone wrote the file meanwhile: that content is taken up instead.
+        if (!this.isLost(current)) return { value: (changedOutside = this.takeUp(current)) };
+        this.warnLost();
+        return { doc: this.doc, value: false };
+      });
+      if (text !== undefined) this.lastText = text;
+    } catch (err) {
+      this.logger.error({ msg: 'pins file not written', file: this.config.pinsFile, error: messageOf(err) });
+    }
+    if (changedOutside) this.reviewAll();
+  }
+
+  private warnLost(): void {
+    this.logger.warn({
+      msg: 'pins file missing or empty: the pins held in memory are written back',
+      file: this.config.pinsFile,
+      pins: this.doc.pins.length,
+      pending: this.doc.pending.length,
+    });
+  }
+
+  private remember(doc: PinsDocument): void {
+    for (const entry of [...doc.pins, ...doc.pending]) this.knownBackends.add(entry.backend);
   }
 
   private takeUp(read: ReadPins): boolean {
     if (read.text === this.lastText) return false;
     this.lastText = read.text;
+    this.remember(read.doc);
     for (const pin of newPins(this.doc, read.doc)) {
       this.logger.log({ msg: 'tool approved', backend: pin.backend, tool: pin.tool, by: pin.approvedBy });
       this.audit.recordTrust({ action: 'approve', backend: pin.backend, tool: pin.tool, sha256: pin.sha256, reason: pin.approvedBy, mode: this.config.mode });
@@ -159,9 +224,11 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
     let changedOutside = false;
     try {
       const { text } = updatePinsFile(this.config.pinsFile!, ROUTER_LOCK, (current) => {
-        changedOutside = this.takeUp(current);
+        const lost = this.isLost(current);
+        if (lost) this.warnLost();
+        else changedOutside = this.takeUp(current);
         judged = this.judge(backend, seen);
-        return { doc: judged.doc !== this.doc ? judged.doc : undefined, value: undefined };
+        return { doc: judged.doc !== this.doc || lost ? judged.doc : undefined, value: undefined };
       });
       if (text !== undefined) this.lastText = text;
     } catch (err) {
@@ -178,11 +245,12 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   /** Verdicts, metrics and events of one catalog against `this.doc`; the document to keep is returned. */
   private judge(backend: string, seen: readonly SeenTool[]): Review {
     const result = reviewCatalog(this.doc, backend, seen, {
-      approveNewBackend: this.config.approveNewBackends,
+      approveNewBackend: this.config.approveNewBackends && !this.knownBackends.has(backend),
       nowIso: new Date(this.clock.now()).toISOString(),
       previous: this.verdicts.get(backend),
     });
     this.verdicts.set(backend, result.verdicts);
+    this.remember(result.doc);
     this.metrics.setQuarantinedTools(backend, [...result.verdicts.values()].filter((v) => v !== 'pinned').length);
     for (const event of result.events) this.report(backend, event);
     return result;

@@ -3,8 +3,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { ConfigService } from '../../src/config/config.service';
 import { BACKENDS_CONFIG } from '../../src/config/config.tokens';
-import type { BackendConfig, HttpBackendConfig, StdioBackendConfig } from '../../src/config/config.types';
+import type { BackendConfig, HttpBackendConfig, RouterConfig, StdioBackendConfig } from '../../src/config/config.types';
 
 /** Entry points of the real MCP servers installed from npm, and of our stdio edge fixture. */
 export const SERVER_ENTRIES = {
@@ -14,7 +15,7 @@ export const SERVER_ENTRIES = {
   fixture: join(__dirname, 'backend-fixture-server.js'),
 };
 
-/** BACKENDS_CONFIG for a testing module, global as the real ConfigModule is. */
+/** BACKENDS_CONFIG (and the config in force, holding only them) for a testing module, global as the real ConfigModule is. */
 @Global()
 @Module({})
 class BackendsConfigTestModule {}
@@ -22,8 +23,22 @@ class BackendsConfigTestModule {}
 export function backendsConfigModule(backends: BackendConfig[]): DynamicModule {
   return {
     module: BackendsConfigTestModule,
-    providers: [{ provide: BACKENDS_CONFIG, useValue: backends }],
-    exports: [BACKENDS_CONFIG],
+    providers: [
+      { provide: BACKENDS_CONFIG, useValue: backends },
+      { provide: ConfigService, useValue: new ConfigService(backendsOnly(backends)) },
+    ],
+    exports: [BACKENDS_CONFIG, ConfigService],
+  };
+}
+
+function backendsOnly(backends: BackendConfig[]): RouterConfig {
+  return {
+    http: { host: '127.0.0.1', port: 0, bodyLimitBytes: 4 * 1024 * 1024, allowedHosts: [], allowedOrigins: [] },
+    budgets: { responseMaxBytes: 200_000, responseMaxItems: 200, batchResponseMaxBytes: 300_000 },
+    cursor: { ttlSeconds: 900, secret: Buffer.alloc(32) },
+    logLevel: 'warn',
+    backends,
+    policy: { readOnly: { allow: [], deny: [] } },
   };
 }
 

@@ -21,6 +21,8 @@ export const msgOf = (line: LogLine): unknown => line.message;
 /** The built router (`node dist-test/src/main.js`, the tests' own build) as its own process, as an operator runs it. */
 export interface SpawnedRouter {
   child: ChildProcess;
+  /** The config file it was started with (a test may rewrite it and reload). */
+  configFile: string;
   logs: LogLine[];
   /** stderr and any stdout line that is not JSON. */
   other(): string;
@@ -36,7 +38,11 @@ export interface SpawnedRouter {
  * `node dist-test/src/main.js`, or as `command` (say, `npm start`) run in `cwd` (the repository by
  * default).
  */
-export function spawnRouter(configYaml: string, env: Record<string, string> = {}, command?: { file: string; args: string[]; cwd?: string }): SpawnedRouter {
+export function spawnRouter(
+  configYaml: string,
+  env: Record<string, string> = {},
+  command?: { file: string; args: string[]; cwd?: string; /** Its own process group, as a terminal's foreground job. */ detached?: boolean },
+): SpawnedRouter {
   const configFile = join(tempDir(), 'router.yaml');
   writeFileSync(configFile, configYaml);
   const child = spawn(command?.file ?? process.execPath, command?.args ?? [ROUTER_MAIN], {
@@ -50,6 +56,7 @@ export function spawnRouter(configYaml: string, env: Record<string, string> = {}
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: command?.detached ?? false,
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const logs: LogLine[] = [];
@@ -71,6 +78,7 @@ export function spawnRouter(configYaml: string, env: Record<string, string> = {}
   });
   return {
     child,
+    configFile,
     logs,
     other: () => other,
     exited,

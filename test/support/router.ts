@@ -180,6 +180,8 @@ export interface FindAnswer {
   hits: ToolHit[];
   note?: string;
   servers?: { name: string; tools: number; connected: boolean; summary: string }[];
+  unavailable_servers?: { name: string; state: string }[];
+  writes_note?: string;
   ok?: false;
   status?: string;
   error?: WireError;

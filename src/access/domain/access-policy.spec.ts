@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANONYMOUS, type Principal } from '../../common/principal';
-import { compileAccess, mayCall, mayWrite } from './access-policy';
+import { compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite } from './access-policy';
 
 const alice: Principal = { id: 'alice', groups: ['readers'] };
 const ivan: Principal = { id: 'ivan', groups: ['readers', 'interns'] };
@@ -69,4 +69,30 @@ test('write permission is separate from read permission, decided by the same fir
   assert.equal(mayWrite(alice, 'files', 'write_file', rules, 'apiKeys'), false, 'a rule without write grants no write');
   assert.equal(mayWrite(ANONYMOUS, 'files', 'write_file', compileAccess(undefined), 'none'), true);
   assert.equal(mayWrite(ANONYMOUS, 'files', 'write_file', compileAccess(undefined), 'jwt'), false);
+});
+
+test('a server is one the caller may use when its first matching rule opens any tool of it', () => {
+  assert.equal(mayUseBackend(alice, 'files', rules, 'apiKeys'), true);
+  assert.equal(mayUseBackend(alice, 'everything', rules, 'apiKeys'), true);
+  // `echo` names no backend: it opens that tool on every backend.
+  assert.equal(mayUseBackend(alice, 'memory', rules, 'apiKeys'), true);
+  assert.equal(mayUseBackend(ivan, 'files', rules, 'jwt'), false);
+  assert.equal(mayUseBackend(nobody, 'files', rules, 'jwt'), false);
+  const writers = compileAccess([{ groups: ['*'], allow: [], write: ['fi?es:write_*'] }]);
+  assert.equal(mayUseBackend(nobody, 'files', writers, 'jwt'), true);
+  assert.equal(mayUseBackend(nobody, 'docs', writers, 'jwt'), false);
+  assert.equal(mayUseBackend(nobody, 'files', compileAccess(undefined), 'none'), true);
+});
+
+test("a backend's resources and prompts are the caller's only when its rule allows every tool of that backend", () => {
+  const whole = compileAccess([
+    { groups: ['readers'], allow: ['files:*', 'everything:get-*', 'team-*:*'] },
+    { groups: ['all'], allow: ['*'] },
+  ]);
+  assert.equal(mayUseWholeBackend(alice, 'files', whole, 'apiKeys'), true);
+  assert.equal(mayUseWholeBackend(alice, 'team-x', whole, 'apiKeys'), true);
+  assert.equal(mayUseWholeBackend(alice, 'everything', whole, 'apiKeys'), false, 'some tools of a backend are not the whole backend');
+  assert.equal(mayUseWholeBackend({ id: 'x', groups: ['all'] }, 'everything', whole, 'apiKeys'), true);
+  assert.equal(mayUseWholeBackend(nobody, 'files', whole, 'apiKeys'), false);
+  assert.equal(mayUseWholeBackend(ANONYMOUS, 'files', compileAccess(undefined), 'none'), true);
 });

@@ -10,6 +10,10 @@ export interface CompiledRule {
   readonly groups: ReadonlySet<string>;
   readonly allow: readonly RegExp[];
   readonly write: readonly RegExp[];
+  /** The backend part of each `allow` and `write` glob: the servers this rule opens any tool of. */
+  readonly backends: readonly RegExp[];
+  /** Backend globs of the `allow` patterns that grant every tool of a backend (`files:*`, `*`). */
+  readonly wholeBackends: readonly RegExp[];
 }
 
 /** The access rules, compiled; `undefined` rules means the config had no `access` block at all. */
@@ -20,7 +24,58 @@ export interface CompiledAccess {
 /** Compiles the `access` rules (architecture §10); `undefined` when the config has no `access` block. */
 export function compileAccess(rules: readonly AccessRule[] | undefined): CompiledAccess {
   if (rules === undefined) return {};
-  return { rules: rules.map((r) => ({ groups: new Set(r.groups), allow: r.allow.map(globToRegExp), write: (r.write ?? []).map(globToRegExp) })) };
+  return {
+    rules: rules.map((r) => ({
+      groups: new Set(r.groups),
+      allow: r.allow.map(globToRegExp),
+      write: (r.write ?? []).map(globToRegExp),
+      backends: [...r.allow, ...(r.write ?? [])].map(backendGlob),
+      wholeBackends: r.allow.flatMap(wholeBackendGlob).map(globToRegExp),
+    })),
+  };
+}
+
+/** The backend part of a `backend:tool` glob, compiled; a glob without `:` names every backend. */
+function backendGlob(pattern: string): RegExp {
+  const colon = pattern.indexOf(':');
+  return colon < 0 ? /^.*$/s : globToRegExp(`${pattern.slice(0, colon)}:`);
+}
+
+/**
+ * Whether some rule of `principal`'s opens any tool of `backend`: what decides whether a server the
+ * router cannot list right now (not connected, no catalog yet) is one this caller would use.
+ */
+export function mayUseBackend(principal: Principal, backend: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
+  if (compiled.rules === undefined) return authMode === 'none';
+  const rule = firstRule(principal, compiled.rules);
+  return rule !== undefined && rule.backends.some((re) => re.test(`${backend}:`));
+}
+
+/**
+ * The backend part of a pattern that allows every tool of the backends it matches (`files:*`,
+ * `team-*:*`, `*`), as a glob of `backend:tool` form; none for a pattern that names tools.
+ */
+function wholeBackendGlob(pattern: string): string[] {
+  const colon = pattern.indexOf(':');
+  if (colon < 0) return pattern === '*' ? ['*:'] : [];
+  return pattern.slice(colon + 1) === '*' ? [`${pattern.slice(0, colon)}:`] : [];
+}
+
+/**
+ * Whether `principal` may list and use a backend's resources and prompts (architecture §16). They
+ * have no per-item rules: a backend's resources and prompts are its caller's when the first
+ * matching rule allows every tool of that backend (`backend:*` or `*`), since a resource or prompt
+ * may say anything about what the backend holds. No `access` block: as for tools.
+ */
+export function mayUseWholeBackend(principal: Principal, backend: string, compiled: CompiledAccess, authMode: AuthMode): boolean {
+  if (compiled.rules === undefined) return authMode === 'none';
+  const rule = firstRule(principal, compiled.rules);
+  return rule !== undefined && rule.wholeBackends.some((re) => re.test(`${backend}:`));
+}
+
+/** The rule that decides for `principal`: the first naming one of its groups, or `*`. */
+function firstRule(principal: Principal, rules: readonly CompiledRule[]): CompiledRule | undefined {
+  return rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
 }
 
 /**

@@ -144,7 +144,11 @@ function assertReadable(content: { type: string; text?: string }[], response: { 
   assert.equal(JSON.stringify(summary.results), JSON.stringify(response.results.map(({ result: _r, ...head }) => head)));
   const headers = content.map((b, i) => ({ b, i })).filter(({ b }) => b.type === 'text' && /^── entry \d+, id /.test(b.text ?? ''));
   assert.equal(headers.length, response.results.length);
-  headers.forEach(({ b }, k) => assert.equal(b.text, `── entry ${k}, id ${JSON.stringify(response.results[k].id)}: ${response.results[k].status} ──`));
+  headers.forEach(({ b }, k) => {
+    const { id, status, error } = response.results[k];
+    const message = error !== undefined && error !== '' ? `: ${error.replace(/\s*[\r\n]+\s*/g, ' ')}` : '';
+    assert.equal(b.text, `── entry ${k}, id ${JSON.stringify(id)}: ${status}${message} ──`);
+  });
 }
 
 test("the skeleton's sizes are those of its serialization", () => {

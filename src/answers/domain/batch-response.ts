@@ -1,3 +1,4 @@
+import type { RouterErrorCode } from '../../common/router-error';
 import type { Budget, ContentBlock } from './bounding';
 import { boundAnswer, type AnswerShape, type CursorIssuer, type Page } from './bound-answer';
 import { escapedBytes, modelBlocks, RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
@@ -24,18 +25,20 @@ export interface BatchResponse {
 /** An item as dispatched, with what is needed to cut it further if the whole is still over. */
 export interface ItemDraft {
   item: BatchItem;
+  /** A failed item's code, finer than its status (`backend_timeout` where the status says `error`), for its header. */
+  code?: RouterErrorCode;
   /** `JSON.stringify(item)`, when bounding already serialized it. */
   json?: string;
   /** The item's blocks in `content` (its header, then its result's), as JSON list members, when at hand. */
   blocksJson?: string;
   /** Re-cuts this item's result so that its footprint ({@link itemFootprint}) is at most `maxBytes`. */
-  recut?: (maxBytes: number) => Serialized<BatchItem> & { blocksJson?: string };
+  recut?: (maxBytes: number) => Serialized<BatchItem> & { blocksJson?: string; code?: RouterErrorCode };
   /** A cursor that fetches this item's page again, for when its result must be dropped. */
   restartCursor?: () => string | undefined;
 }
 
-/** The `response_too_large` answer for a page that cannot be cut to any budget. */
-export type TooLarge = (page: Page) => ReadAnswer;
+/** The `response_too_large` answer for a page that cannot be cut to `budget` in `shape`. */
+export type TooLarge = (page: Page, budget: Budget, shape: AnswerShape) => ReadAnswer;
 
 /**
  * One successful batch entry's draft (architecture §5): its page bounded to the entry's budget, and how
@@ -44,18 +47,19 @@ export type TooLarge = (page: Page) => ReadAnswer;
 export function draftItem(entry: { index: number; id: string }, page: Page, budget: Budget, cursors: CursorIssuer, tooLarge: TooLarge): ItemDraft {
   const shape = itemShape(entry);
   const envelope = (answer: ReadAnswer): BatchItem => ({ index: entry.index, id: entry.id, ...answer });
-  const cut = (maxBytes: number): Serialized<BatchItem> & { blocksJson: string } => {
+  const cut = (maxBytes: number): Serialized<BatchItem> & { blocksJson: string; code?: RouterErrorCode } => {
     const bounded = boundAnswer(page, { ...budget, maxBytes }, shape, cursors);
     if (bounded) {
       const item = envelope(bounded.value);
       return { value: item, json: bounded.json, blocksJson: [entryHeaderJson(item), ...bounded.blockJsons].join(',') };
     }
-    const item = envelope(tooLarge(page));
-    return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item) };
+    const item = envelope(tooLarge(page, { ...budget, maxBytes }, shape));
+    return { value: item, json: JSON.stringify(item), blocksJson: entryHeaderJson(item, 'response_too_large'), code: 'response_too_large' };
   };
   const first = cut(budget.maxBytes);
   return {
     item: first.value,
+    code: first.code,
     json: first.json,
     blocksJson: first.blocksJson,
     recut: cut,
@@ -79,7 +83,14 @@ export function skeletonSizes(entries: readonly { index: number; id: string; nam
   const server = 'x'.repeat(serverChars);
   const items = entries.map((e) => skeletonItem(e, server));
   const jsons = items.map((item) => JSON.stringify(item));
-  return { total: wireBytes(assemble(items), jsons, items.map(entryBlocksJson)), items: items.map((item, i) => itemFootprint(item, jsons[i])) };
+  return {
+    total: wireBytes(
+      assemble(items),
+      jsons,
+      items.map((item) => entryBlocksJson(item)),
+    ),
+    items: items.map((item, i) => itemFootprint(item, jsons[i])),
+  };
 }
 
 function skeletonItem(entry: { index: number; id: string; name: string }, server: string): BatchItem {
@@ -109,10 +120,11 @@ export interface FinishedBatch {
 export function finishBatch(drafts: readonly ItemDraft[], budget: number): FinishedBatch {
   const items = drafts.map((d) => d.item);
   const jsons = drafts.map((d) => d.json ?? JSON.stringify(d.item));
-  const blockJsons = drafts.map((d) => d.blocksJson ?? entryBlocksJson(d.item));
+  const codes = drafts.map((d) => d.code);
+  const blockJsons = drafts.map((d, i) => d.blocksJson ?? entryBlocksJson(d.item, codes[i]));
   let response = assemble(items);
   let over = wireBytes(response, jsons, blockJsons) - budget;
-  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item), itemBlocks = entryBlocksJson(item)) => {
+  const replace = (i: number, item: BatchItem, itemJson = JSON.stringify(item), itemBlocks = entryBlocksJson(item, codes[i])) => {
     items[i] = item;
     jsons[i] = itemJson;
     blockJsons[i] = itemBlocks;
@@ -125,6 +137,7 @@ export function finishBatch(drafts: readonly ItemDraft[], budget: number): Finis
     const target = footprint(i) - over;
     if (target <= 0) continue;
     const cut = recut(target);
+    codes[i] = cut.code;
     replace(i, cut.value, cut.json, cut.blocksJson);
   }
   for (let i = items.length - 1; i >= 0 && over > 0; i--) {
@@ -160,19 +173,34 @@ export function summaryBlock(response: BatchResponse): ContentBlock {
   return textBlock(JSON.stringify({ ...rest, results: results.map(headOf) }));
 }
 
-/** The line that opens an entry's blocks in `content`: its index, id and status. */
-export function entryHeader(item: Pick<BatchItem, 'index' | 'id' | 'status'>): ContentBlock {
-  return textBlock(`── entry ${item.index}, id ${JSON.stringify(item.id)}: ${item.status} ──`);
+/** What an entry's header shows of it. */
+type HeaderFields = Pick<BatchItem, 'index' | 'id' | 'status' | 'error'>;
+
+/**
+ * The line that opens an entry's blocks in `content`: its index, id and status and, for a failed
+ * entry, its code (when finer than the status) and its message on one line, so a model reading
+ * the entries in order learns why one failed where it reads it, not only in the summary above:
+ * `── entry 1, id "missing": error (backend_failed): backend error: ENOENT … ──`.
+ */
+export function entryHeader(item: HeaderFields, code?: RouterErrorCode): ContentBlock {
+  const status = code !== undefined && code !== item.status ? `${item.status} (${code})` : item.status;
+  const message = item.error !== undefined && item.error !== '' ? `: ${oneLine(item.error)}` : '';
+  return textBlock(`── entry ${item.index}, id ${JSON.stringify(item.id)}: ${status}${message} ──`);
 }
 
 /** The JSON of an entry's header block. */
-export function entryHeaderJson(item: Pick<BatchItem, 'index' | 'id' | 'status'>): string {
-  return JSON.stringify(entryHeader(item));
+export function entryHeaderJson(item: HeaderFields, code?: RouterErrorCode): string {
+  return JSON.stringify(entryHeader(item, code));
+}
+
+/** A message on one line: each line break, with the blanks around it, becomes one space. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /** An entry's blocks in `content` (its header, then its result's blocks), as JSON list members. */
-function entryBlocksJson(item: BatchItem): string {
-  return [entryHeader(item), ...modelBlocks(item.result, item.server)].map((b) => JSON.stringify(b)).join(',');
+function entryBlocksJson(item: BatchItem, code?: RouterErrorCode): string {
+  return [entryHeader(item, code), ...modelBlocks(item.result, item.server)].map((b) => JSON.stringify(b)).join(',');
 }
 
 /** A batch item's fields but its result, as its summary lists it. */

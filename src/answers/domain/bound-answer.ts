@@ -1,6 +1,7 @@
 import { RouterError } from '../../common/router-error';
 import type { Position } from '../../cursor/domain/position';
 import { boundResult, type Budget, type ToolResultLike } from './bounding';
+import { decodedBytes, mediaBlocks, MEDIA_DATA, type MediaBlock } from './media';
 import { escapedBytes, modelBlocks, utf8Bytes } from './model-content';
 import { failureAnswer, type Bounds, type Envelope, type ReadAnswer, type Serialized } from './read-answer';
 
@@ -56,6 +57,8 @@ export interface CursorIssuer {
  * (a write's result, which is never called again) a cut is not resumable and carries no cursor.
  */
 export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, cursors: CursorIssuer | undefined): Bounded | undefined {
+  // A media block is sent whole or not at all: never paged through as base64 text.
+  if (oversizeMedia(page, budget, shape) !== undefined) return undefined;
   const { base, result, from } = page;
   const { envelope } = shape;
   // An answer is `base`, then `result`, then a cut's fields, and an envelope adds its fields before
@@ -154,7 +157,52 @@ const CUT_CONTENT_RESERVE_BYTES = escapedBytes(
   }),
 );
 
-/** The `response_too_large` answer for a page that cannot be cut to any budget. */
-export function tooLargeAnswer(page: Page): ReadAnswer {
-  return failureAnswer(page.base.tool, page.base.server, new RouterError('response_too_large', 'the result cannot be cut to fit the response budget'));
+/**
+ * The largest media block of the page's result that does not fit the budget even alone, in an
+ * answer that holds nothing else (its envelope with the block's reference, and the block).
+ */
+export function oversizeMedia(page: Page, budget: Budget, shape: AnswerShape): MediaBlock | undefined {
+  let worst: MediaBlock | undefined;
+  for (const media of mediaBlocks(page.result)) {
+    const alone = { ...page.base, result: { content: [media.block] } };
+    const bytes = utf8Bytes(JSON.stringify(shape.envelope(alone))) + shape.contentBytes(alone) + listBytes(blockJsonsOf(alone.result, page.base.server));
+    if (bytes > budget.maxBytes && (worst === undefined || media.base64Bytes > worst.base64Bytes)) worst = media;
+  }
+  return worst;
+}
+
+/** What the budget of a single call is called in a message. */
+export const SINGLE_BUDGET_NAME = 'the response budget';
+/** What a batch entry's budget is called in a message. */
+export const BATCH_SHARE_NAME = "this entry's share of the batch response budget";
+/** What a batch caller can do about a media block over its entry's share. */
+export const BATCH_SHARE_ADVICE = 'call it alone with invoke_read_tool, whose budget is the whole single-call budget';
+
+/**
+ * The `response_too_large` answer for a page that cannot be cut to its budget: for a media block
+ * larger than the budget, a message naming the block, its size and the budget (`budgetName`);
+ * never a cursor through its base64.
+ */
+export function tooLargeAnswer(page: Page, budget: Budget, shape: AnswerShape, budgetName: string, advice?: string): ReadAnswer {
+  const media = oversizeMedia(page, budget, shape);
+  const message =
+    media === undefined
+      ? 'the result cannot be cut to fit the response budget'
+      : `the result holds ${describeMedia(media)} of ${bytesText(media.base64Bytes)} as base64 (${decodedBytes(mediaData(media)).toLocaleString('en-US')} decoded), ` +
+        `larger than ${budgetName} of ${bytesText(budget.maxBytes)}; a media block is sent whole or not at all${advice !== undefined ? `: ${advice}` : ''}`;
+  return failureAnswer(page.base.tool, page.base.server, new RouterError('response_too_large', message));
+}
+
+function describeMedia(media: MediaBlock): string {
+  const kind = media.type === 'resource' ? 'an embedded binary resource' : media.type === 'audio' ? 'an audio block' : 'an image block';
+  return media.mimeType !== undefined ? `${kind} (${media.mimeType.slice(0, 100)})` : kind;
+}
+
+function mediaData(media: MediaBlock): string {
+  const data = (media.block as { [MEDIA_DATA]?: string })[MEDIA_DATA];
+  return data ?? '';
+}
+
+function bytesText(n: number): string {
+  return `${n.toLocaleString('en-US')} bytes`;
 }

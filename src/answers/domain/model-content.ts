@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject } from '../../common/json-object';
 import type { ContentBlock, ToolResultLike } from './bounding';
+import { isBase64, restoredMedia } from './media';
 
 /**
  * What a model reads (the `content` of a `tools/call` result) beside what a program reads (its
@@ -47,7 +48,8 @@ export function structuredText(sc: Record<string, unknown>): string {
  */
 function passOn(block: ContentBlock, server: string | null): ContentBlock {
   // Its fields as the backend sent them: `type` is read as unknown, it may not even be a string.
-  const b: JsonObject = block;
+  // A media block the envelope refers to (./media) gets its bytes back here, the one place they go.
+  const b: JsonObject = restoredMedia(block) ?? block;
   switch (b.type) {
     case 'text':
       if (typeof b.text === 'string') return { type: 'text', text: b.text };
@@ -72,20 +74,6 @@ function passOn(block: ContentBlock, server: string | null): ContentBlock {
   return textBlock(
     `[a content block of type ${JSON.stringify(String(b.type).slice(0, 40))} from server ${serverName(server)} that this router cannot pass on]`,
   );
-}
-
-/**
- * Base64 as clients check it (the MCP SDK's schema accepts what `atob` accepts): image, audio and
- * blob data that is not would make the client reject the whole result.
- */
-function isBase64(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    atob(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

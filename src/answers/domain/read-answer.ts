@@ -47,7 +47,12 @@ export interface Serialized<T> {
   json: string;
 }
 
-/** The answer of a call that failed: the status its error's code maps to, and the message, cut to {@link MAX_ERROR_CHARS}. */
+/**
+ * The answer of a call that failed: the status its error's code maps to, and the message, cut to
+ * {@link MAX_ERROR_CHARS}: the router's words, then the backend's own message when it gave one.
+ * This answer goes to the caller who sent the arguments, the one place a backend's message goes.
+ */
 export function failureAnswer(tool: string, server: string | null, err: RouterError): ReadAnswer {
-  return { tool, server, status: statusOf(err.code), error: err.message.slice(0, MAX_ERROR_CHARS) };
+  const message = err.backendMessage !== undefined ? `${err.message}: ${err.backendMessage}` : err.message;
+  return { tool, server, status: statusOf(err.code), error: message.slice(0, MAX_ERROR_CHARS) };
 }

@@ -1,5 +1,5 @@
 import type { RouterErrorCode } from '../../common/router-error';
-import { boundAnswer, tooLargeAnswer, type AnswerShape, type Bounded, type CursorIssuer, type Page } from './bound-answer';
+import { boundAnswer, SINGLE_BUDGET_NAME, tooLargeAnswer, type AnswerShape, type Bounded, type CursorIssuer, type Page } from './bound-answer';
 import type { Budget } from './bounding';
 import { RESULT_FRAME_BYTES, resultJson, textBlock, utf8Bytes } from './model-content';
 import type { ReadAnswer, Serialized } from './read-answer';
@@ -71,7 +71,9 @@ export interface SingleResult {
  */
 export function boundSingle(page: Page, budget: Budget, cursors: CursorIssuer | undefined): SingleResult {
   const bounded = boundAnswer(page, budget, SINGLE_SHAPE, cursors);
-  return bounded ? { answer: bounded.value, wire: singleWire(bounded) } : failedSingle(tooLargeAnswer(page), 'response_too_large');
+  return bounded
+    ? { answer: bounded.value, wire: singleWire(bounded) }
+    : failedSingle(tooLargeAnswer(page, budget, SINGLE_SHAPE, SINGLE_BUDGET_NAME), 'response_too_large');
 }
 
 /** The single call's answer when it produced no result (refused, or its backend failed). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { auditLine, authFailureLine, type AuditEvent } from './audit-line';
+import { auditLine, authFailureLine, reloadLine, trustLine, type AuditEvent } from './audit-line';
 
 /** A written line read back as the JSON object it is. */
 const fields = (line: string) => JSON.parse(line) as Record<string, unknown>;
@@ -24,6 +24,7 @@ test('one JSON line with the time, every call field, and nothing else', () => {
   assert.ok(!line.includes('\n'));
   assert.deepEqual(JSON.parse(line), {
     time: '2025-01-02T03:04:05.006Z',
+    level: 'info',
     kind: 'call',
     principal: 'alice',
     entrypoint: 'batch',
@@ -67,6 +68,7 @@ test('caller-influenced fields cannot forge, bloat or smuggle values', () => {
 test('an authentication failure has a closed reason and no credential', () => {
   assert.deepEqual(JSON.parse(authFailureLine({ reason: 'expired', httpStatus: 401, correlationId: 'r2' }, 0)), {
     time: '1970-01-01T00:00:00.000Z',
+    level: 'warn',
     kind: 'auth_failure',
     reason: 'expired',
     httpStatus: 401,
@@ -87,4 +89,34 @@ test('a call line carries the protocol version the client used, and only a versi
   assert.equal(fields(auditLine({ ...event, protocolVersion: '2026-07-28' }, 0)).protocolVersion, '2026-07-28');
   assert.equal(fields(auditLine({ ...event, protocolVersion: '2025-06-18"} {"x' }, 0)).protocolVersion, undefined);
   assert.equal(fields(auditLine(event, 0)).protocolVersion, undefined, 'a 2025 client that sent no version header');
+});
+
+test('every line has a level, as log lines do: calls at info, a refused credential and a quarantine at warn', () => {
+  assert.equal(fields(auditLine(event, 0)).level, 'info');
+  assert.equal(fields(auditLine({ ...event, status: 'blocked' }, 0)).level, 'info');
+  assert.equal(fields(auditLine({ ...event, entrypoint: 'invoke_tool' }, 0)).level, 'info');
+  assert.equal(fields(authFailureLine({ reason: 'missing', httpStatus: 401 }, 0)).level, 'warn');
+  const trust = { backend: 'files', tool: 'read_file', sha256: 'a'.repeat(64), mode: 'enforce' };
+  assert.equal(fields(trustLine({ ...trust, action: 'quarantine', reason: 'changed' }, 0)).level, 'warn');
+  assert.equal(fields(trustLine({ ...trust, action: 'approve' }, 0)).level, 'info');
+  assert.equal(fields(trustLine({ ...trust, action: 'release' }, 0)).level, 'info');
+});
+
+test('an applied reload is a `config_reload` line naming what changed, nothing more', () => {
+  const line = fields(
+    reloadLine(
+      { trigger: 'signal', backendsAdded: ['b'], backendsRemoved: [], backendsChanged: ['c'], sectionsChanged: ['auth'], restartRequired: ['audit'] },
+      0,
+    ),
+  );
+  assert.deepEqual(line, {
+    time: '1970-01-01T00:00:00.000Z',
+    kind: 'config_reload',
+    trigger: 'signal',
+    backendsAdded: ['b'],
+    backendsRemoved: [],
+    backendsChanged: ['c'],
+    sectionsChanged: ['auth'],
+    restartRequired: ['audit'],
+  });
 });

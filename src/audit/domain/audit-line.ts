@@ -53,6 +53,14 @@ export interface TrustAuditEvent {
   mode: string;
 }
 
+/**
+ * The level of an audit line, named as log lines name theirs (README "Logs"): audit lines share
+ * stdout with the logs, and a collector that routes or filters by `level` must not drop them or
+ * file them as unknown. A call is a record (`info`); what an operator should look at, a refused
+ * credential or a quarantined tool, is `warn`.
+ */
+export type AuditLevel = 'info' | 'warn';
+
 const MAX_TOOL_CHARS = 200;
 const MAX_BACKEND_CHARS = 64;
 /** A digest is short base64url or hex; anything else is a bug upstream that might carry values. */
@@ -70,6 +78,7 @@ const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{
 export function auditLine(event: AuditEvent, timeMs: number): string {
   return JSON.stringify({
     time: new Date(timeMs).toISOString(),
+    level: 'info' satisfies AuditLevel,
     // A call through invoke_tool may change something: its lines are told apart from reads.
     kind: event.entrypoint === 'invoke_tool' ? 'write' : 'call',
     principal: event.principal,
@@ -90,6 +99,7 @@ export function auditLine(event: AuditEvent, timeMs: number): string {
 export function trustLine(event: TrustAuditEvent, timeMs: number): string {
   return JSON.stringify({
     time: new Date(timeMs).toISOString(),
+    level: (event.action === 'quarantine' ? 'warn' : 'info') satisfies AuditLevel,
     kind: 'trust',
     action: event.action,
     backend: event.backend.slice(0, MAX_BACKEND_CHARS),
@@ -100,10 +110,40 @@ export function trustLine(event: TrustAuditEvent, timeMs: number): string {
   });
 }
 
+/**
+ * A config reload that was applied: what it changed, by name only (backends, and sections of the
+ * file), never a value. `trigger` is how it was asked for: `signal` (SIGHUP) or `file` (the watch).
+ */
+export interface ReloadAuditEvent {
+  trigger: 'signal' | 'file';
+  backendsAdded: readonly string[];
+  backendsRemoved: readonly string[];
+  backendsChanged: readonly string[];
+  sectionsChanged: readonly string[];
+  /** Changed in the file, applied only at the next start. */
+  restartRequired: readonly string[];
+}
+
+/** The JSON line for an applied config reload. */
+export function reloadLine(event: ReloadAuditEvent, timeMs: number): string {
+  const names = (list: readonly string[]) => list.map((name) => name.slice(0, MAX_BACKEND_CHARS));
+  return JSON.stringify({
+    time: new Date(timeMs).toISOString(),
+    kind: 'config_reload',
+    trigger: event.trigger,
+    backendsAdded: names(event.backendsAdded),
+    backendsRemoved: names(event.backendsRemoved),
+    backendsChanged: names(event.backendsChanged),
+    sectionsChanged: names(event.sectionsChanged),
+    restartRequired: names(event.restartRequired),
+  });
+}
+
 /** The JSON line for a request refused at authentication. */
 export function authFailureLine(event: AuthFailureEvent, timeMs: number): string {
   return JSON.stringify({
     time: new Date(timeMs).toISOString(),
+    level: 'warn' satisfies AuditLevel,
     kind: 'auth_failure',
     reason: /^[a-z_]{1,40}$/.test(event.reason) ? event.reason : 'other',
     httpStatus: nonNegativeInt(event.httpStatus),

@@ -1,5 +1,6 @@
 import type { BackendToolResult } from '../backends.types';
 import type { ListedTool } from '../domain/catalog';
+import type { OfferingCapabilities, OfferingKind } from '../../registry/domain/offerings';
 
 /**
  * What a channel tells its supervisor. Called at most once per fact that matters to supervision;
@@ -24,6 +25,11 @@ export interface ChannelEvents {
   /** The backend sent `notifications/tools/list_changed` (MCP spec, "List Changed Notification"). */
   onListChanged(): void;
   /**
+   * The backend sent `notifications/resources/list_changed` or `notifications/prompts/list_changed`
+   * (`resources` stands for its templates too).
+   */
+  onOfferingsChanged?(kind: Exclude<OfferingKind, 'templates'>): void;
+  /**
    * The last listing's freshness ran out (a 2026-07-28 backend's `ttlMs`, spec "Caching"): list
    * again. Not an announced change: calls do not wait for it.
    */
@@ -44,6 +50,15 @@ export interface ChannelCall {
    */
   timeoutMs: number;
 }
+
+/**
+ * One request about a backend's resources or prompts (MCP spec, "Resources" and "Prompts"): a
+ * listing page, a read or a get, in the backend's own names and URIs.
+ */
+export type OfferingRequest =
+  | { method: 'resources/list' | 'resources/templates/list' | 'prompts/list'; cursor?: string }
+  | { method: 'resources/read'; uri: string }
+  | { method: 'prompts/get'; name: string; arguments: Record<string, string> };
 
 /** Why a channel is closed: at `shutdown` it tells the backend (e.g. DELETE of an HTTP session). */
 export type ChannelCloseReason = 'shutdown' | 'reconnect';
@@ -85,6 +100,19 @@ export interface BackendChannel {
 
   /** Calls one tool: the hot path. Resolves with the validated result or rejects with a RouterError. */
   call(request: ChannelCall): Promise<BackendToolResult>;
+
+  /**
+   * What the backend declared beside tools at its handshake; nothing before `connect` resolved.
+   * A channel whose era has no such requests yet declares nothing.
+   */
+  offerings(): OfferingCapabilities;
+
+  /**
+   * One request about resources or prompts within `timeoutMs`, resolved with the result as the
+   * backend sent it (validated by the SDK's schema of that result) or rejected with the
+   * transport's or backend's error, which `toRouterError` reads.
+   */
+  request(request: OfferingRequest, timeoutMs: number): Promise<Record<string, unknown>>;
 
   /** A liveness check (`ping`) within `timeoutMs`; rejects when the backend does not answer. */
   ping(timeoutMs: number): Promise<void>;

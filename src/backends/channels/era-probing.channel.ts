@@ -2,7 +2,8 @@ import type { BackendToolResult } from '../backends.types';
 import { backendFailure, describeFailure } from '../domain/backend-failures';
 import type { ListedTool } from '../domain/catalog';
 import type { ProbeVerdict } from '../domain/modern-protocol';
-import type { BackendChannel, ChannelCall, ChannelCloseReason, ProtocolEra } from './backend-channel';
+import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
+import type { BackendChannel, ChannelCall, ChannelCloseReason, OfferingRequest, ProtocolEra } from './backend-channel';
 
 /** A modern channel that can also serve as the era probe of `era: auto`. */
 export interface EraProbe extends BackendChannel {
@@ -76,6 +77,15 @@ export class EraProbingChannel<Probe extends EraProbe> implements BackendChannel
   call(request: ChannelCall): Promise<BackendToolResult> {
     if (!this.chosen) return Promise.reject(backendFailure.notConnected(this.backend));
     return this.chosen.call(request);
+  }
+
+  offerings(): OfferingCapabilities {
+    return this.chosen?.offerings() ?? NO_OFFERINGS;
+  }
+
+  request(request: OfferingRequest, timeoutMs: number): Promise<Record<string, unknown>> {
+    if (!this.chosen) return Promise.reject(backendFailure.notConnected(this.backend));
+    return this.chosen.request(request, timeoutMs);
   }
 
   ping(timeoutMs: number): Promise<void> {

@@ -1,6 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Logger } from '@nestjs/common';
 import type { BackendConfig } from '../../config/config.types';
 import type { BackendToolResult } from '../backends.types';
@@ -8,7 +12,8 @@ import { describeFailure } from '../domain/backend-failures';
 import type { ListedTool } from '../domain/catalog';
 import { CLIENT_INFO } from '../domain/limits';
 import { collectToolPages } from '../domain/tool-pages';
-import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents } from './backend-channel';
+import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
+import type { BackendChannel, ChannelCall, ChannelCloseReason, ChannelEvents, OfferingRequest } from './backend-channel';
 
 /**
  * What every 2025-era channel (stdio, Streamable HTTP, HTTP+SSE) does the same way: an SDK client
@@ -33,6 +38,8 @@ export abstract class LegacySdkChannel implements BackendChannel {
   ) {
     this.client = new Client(CLIENT_INFO, { capabilities: {} });
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onListChanged());
+    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => events.onOfferingsChanged?.('resources'));
+    this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onOfferingsChanged?.('prompts'));
     this.client.onclose = () => {
       this.closed = true;
       events.onClose(this.closeReason());
@@ -49,6 +56,28 @@ export abstract class LegacySdkChannel implements BackendChannel {
   /** `tools/list` through every page, each page bounded by `pageTimeoutMs()`. */
   listTools(pageTimeoutMs: () => number): Promise<ListedTool[]> {
     return collectToolPages(async (cursor) => this.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: pageTimeoutMs() }));
+  }
+
+  offerings(): OfferingCapabilities {
+    const declared = this.client.getServerCapabilities();
+    return declared ? { resources: declared.resources !== undefined, prompts: declared.prompts !== undefined } : NO_OFFERINGS;
+  }
+
+  /** Through the SDK client, which validates each result by its schema. */
+  async request(request: OfferingRequest, timeoutMs: number): Promise<Record<string, unknown>> {
+    const options = { timeout: timeoutMs };
+    switch (request.method) {
+      case 'resources/list':
+        return this.client.listResources(cursorParams(request.cursor), options);
+      case 'resources/templates/list':
+        return this.client.listResourceTemplates(cursorParams(request.cursor), options);
+      case 'prompts/list':
+        return this.client.listPrompts(cursorParams(request.cursor), options);
+      case 'resources/read':
+        return this.client.readResource({ uri: request.uri }, options);
+      case 'prompts/get':
+        return this.client.getPrompt({ name: request.name, arguments: request.arguments }, options);
+    }
   }
 
   async ping(timeoutMs: number): Promise<void> {
@@ -72,4 +101,8 @@ export abstract class LegacySdkChannel implements BackendChannel {
 
   /** What an error of the SDK client's transport says about the connection. */
   protected abstract transportError(err: Error): void;
+}
+
+function cursorParams(cursor: string | undefined): { cursor: string } | undefined {
+  return cursor === undefined ? undefined : { cursor };
 }

@@ -10,6 +10,7 @@ import { type ParamHeader, paramHeadersOf, paramHeaderValues } from '../domain/p
 import { HttpCallClient } from '../protocol/http-call-client';
 import { ModernSession, type ModernWire, type WireAnswer } from '../protocol/modern-session';
 import type { HttpSessionInfo } from '../transports/http-client.transport';
+import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
 import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
 import type { EraProbe } from './era-probing.channel';
 import { reportRequestFailure } from './transport-errors';
@@ -50,7 +51,7 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
     random: () => number = Math.random,
   ) {
     const wire: ModernWire = {
-      request: (method, params, timeoutMs) => this.request(method, params, timeoutMs),
+      request: (method, params, timeoutMs) => this.wireRequest(method, params, timeoutMs),
       callRound: (call, deadline, requestState) => this.callRound(call, deadline, requestState),
       listen: () => this.listen(),
       listening: () => this.listening,
@@ -82,6 +83,15 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
     return this.session.call(request);
   }
 
+  /** Resources and prompts of a 2026-07-28 backend are not aggregated (architecture §16). */
+  offerings(): OfferingCapabilities {
+    return NO_OFFERINGS;
+  }
+
+  request(): Promise<Record<string, unknown>> {
+    return Promise.reject(new Error('resources and prompts are not read from a 2026-07-28 backend'));
+  }
+
   ping(timeoutMs: number): Promise<void> {
     return this.session.ping(timeoutMs);
   }
@@ -109,7 +119,7 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
   }
 
   /** A JSON-RPC request outside the hot path. */
-  private request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<WireAnswer> {
+  private wireRequest(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<WireAnswer> {
     return this.calls.request(this.address, method, params, timeoutMs);
   }
 

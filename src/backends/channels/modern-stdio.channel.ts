@@ -10,6 +10,7 @@ import { belongsToSubscription, listenEventOf, type ModernTool, type ProbeVerdic
 import { MODERN_FAILURES, ModernSession, type ModernWire, type WireAnswer } from '../protocol/modern-session';
 import { StdioRequests } from '../protocol/stdio-requests';
 import { StdioProcessTransport } from '../transports/stdio-process.transport';
+import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
 import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
 import type { EraProbe } from './era-probing.channel';
 
@@ -125,6 +126,15 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
 
   call(request: ChannelCall): Promise<BackendToolResult> {
     return this.session.call(request);
+  }
+
+  /** Resources and prompts of a 2026-07-28 backend are not aggregated (architecture §16). */
+  offerings(): OfferingCapabilities {
+    return NO_OFFERINGS;
+  }
+
+  request(): Promise<Record<string, unknown>> {
+    return Promise.reject(new Error('resources and prompts are not read from a 2026-07-28 backend'));
   }
 
   ping(timeoutMs: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RouterError } from '../../common/router-error';
+import type { BackendStatus } from '../backends.types';
 
 /**
  * The failures a backend call can end in, each with its one message. Messages name the backend
@@ -10,7 +11,9 @@ export const backendFailure = {
   tooLarge: (backend: string) => new RouterError('response_too_large', `backend ${backend} sent a response over the size limit`),
   jsonRpcError: (backend: string, code: number) => new RouterError('backend_failed', `backend ${backend} answered with JSON-RPC error ${code}`),
   malformed: (backend: string) => new RouterError('backend_failed', `backend ${backend} sent a malformed result`),
-  notConnected: (backend: string) => new RouterError('backend_unavailable', `backend ${backend} is not connected`),
+  /** With its state when known: `connecting` (not up yet since boot) or `down` (lost, retrying). */
+  notConnected: (backend: string, status?: BackendStatus) =>
+    new RouterError('backend_unavailable', `backend ${backend} is not connected${status === undefined ? '' : ` (${status}); try again shortly`}`),
   /** 2026-07-28 multi round-trip (docs/backend-eras.md): the router declares no client capabilities. */
   inputRequested: (backend: string, methods: readonly string[]) =>
     new RouterError(

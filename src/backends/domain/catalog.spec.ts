@@ -26,3 +26,23 @@ test('a name listed twice keeps its first entry', () => {
     ['first'],
   );
 });
+
+test('a tool whose schema has a hidden character in a key is left out, named; its other strings are cleaned', () => {
+  const skipped: [string, string | undefined][] = [];
+  const tools: Tool[] = [
+    { name: 'bidi_key', inputSchema: { type: 'object', properties: { ['pa\u202Eht']: { type: 'string' } } } },
+    { name: 'tag_key', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { [`ok${String.fromCodePoint(0xe0041)}`]: {} } } },
+    { name: 'values', inputSchema: { type: 'object', properties: { mode: { type: 'string', enum: ['fast\u001b[8m', 'slow\u200B'], default: 'a  b\u0007' } } } },
+  ];
+  const catalog = toCatalogTools('b', tools, (reason, tool) => skipped.push([reason, tool]));
+  assert.deepEqual(
+    catalog.map((t) => t.name),
+    ['values'],
+  );
+  assert.deepEqual(catalog[0].inputSchema.properties, { mode: { type: 'string', enum: ['fast', 'slow'], default: 'a  b' } });
+  assert.deepEqual(
+    skipped.map(([, tool]) => tool),
+    ['bidi_key', 'tag_key'],
+  );
+  assert.match(skipped[0][0], /key of its schema contains control, escape or invisible characters/);
+});

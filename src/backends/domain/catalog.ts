@@ -1,5 +1,5 @@
 import type { ToolAnnotations as SpecToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { cleanSchemaTexts, cleanText, unsafeToolNameReason } from '../../registry/domain/sanitize';
+import { cleanSchemaTexts, cleanText, unsafeSchemaReason, unsafeToolNameReason } from '../../registry/domain/sanitize';
 import type { CatalogTool, ToolAnnotations } from '../../registry/registry.types';
 
 /** Caps on what a backend may put in front of a model through find_tool: its texts are not the router's to trust. */
@@ -23,11 +23,17 @@ export interface ListedTool {
  * A backend's `tools/list` answer as catalog entries. Only the annotation hints the spec defines
  * are kept (the gate reads them; anything else a backend adds is not ours to interpret). A name
  * listed twice (a backend whose pages overlap) keeps its first entry, so resolution stays exact.
- * Descriptions and schema texts are cleaned of hidden characters (ANSI, controls, bidi, zero-width,
- * tags) and capped, since they reach a model; names are never altered (they must resolve exactly),
- * so a tool whose name holds such characters is left out and reported through `onSkip`.
+ * Descriptions and every string of the schemas are cleaned of hidden characters (ANSI, controls,
+ * bidi, zero-width, tags), descriptions also capped, since they reach a model; names are never
+ * altered (they must resolve exactly, or be sent back exactly), so a tool whose name or a key of
+ * whose schemas holds such characters is left out and reported through `onSkip` (with the tool's
+ * name when that name is safe to log).
  */
-export function toCatalogTools(backend: string, tools: readonly ListedTool[], onSkip: (reason: string) => void = () => undefined): CatalogTool[] {
+export function toCatalogTools(
+  backend: string,
+  tools: readonly ListedTool[],
+  onSkip: (reason: string, tool?: string) => void = () => undefined,
+): CatalogTool[] {
   const seen = new Set<string>();
   const out: CatalogTool[] = [];
   for (const tool of tools) {
@@ -36,6 +42,11 @@ export function toCatalogTools(backend: string, tools: readonly ListedTool[], on
     const unsafe = unsafeToolNameReason(tool.name);
     if (unsafe !== undefined) {
       onSkip(unsafe);
+      continue;
+    }
+    const unsafeSchema = unsafeSchemaReason(tool.inputSchema) ?? unsafeSchemaReason(tool.outputSchema);
+    if (unsafeSchema !== undefined) {
+      onSkip(unsafeSchema, tool.name);
       continue;
     }
     const annotations = pickAnnotations(tool.annotations);

@@ -1,9 +1,12 @@
 import type { ToolResultLike } from '../../answers/domain/bounding';
+import { MAX_ERROR_CHARS } from '../../answers/domain/read-answer';
+import { cleanText } from '../../registry/domain/sanitize';
 import { RouterError } from '../../common/router-error';
 import type { CursorRejection } from '../../cursor/domain/cursor-codec';
 
 // The failures the seam itself names, each with the message a caller reads (architecture §13).
-// Messages describe what happened and never contain argument values.
+// Messages describe what happened and never contain argument values; a backend's own message
+// travels apart, as `backendMessage` (see RouterError).
 
 /** A backend announced a change of its tools and the refresh did not arrive in time. */
 export function toolsNotSettled(): RouterError {
@@ -23,6 +26,14 @@ export function unknownTool(server: string | undefined): RouterError {
 /** Several backends serve the name and no `server` picked one (architecture §4). */
 export function ambiguousTool(servers: readonly string[]): RouterError {
   return new RouterError('unknown_tool', `several backends serve a tool of this name; name one with \`server\`: ${servers.join(', ')}`);
+}
+
+/**
+ * Several backends serve the name and the caller can call none of them (each quarantined, or
+ * refused by a gate): no server is named, since find_tool offers none of them.
+ */
+export function noCallableTwin(): RouterError {
+  return new RouterError('blocked', 'no tool of this exact name can be called here; use find_tool for the tools you can call');
 }
 
 /** A cursor that is not this call's, or no longer good. */
@@ -57,13 +68,22 @@ export function noTokenInTime(maxWaitMs: number): RouterError {
   return new RouterError('rate_limited', `rate limit: no token within ${maxWaitMs} ms`);
 }
 
-/** A backend result with `isError: true`: its text blocks, joined, are what the caller reads. */
+/**
+ * A backend result with `isError: true`. Its text blocks, joined, are the backend's own message:
+ * it helps the model correct its call, and it may echo the arguments (an access-denied path), so
+ * it rides apart from the router's words (`backendMessage`) and reaches only the answer to the
+ * caller who sent them. Cleaned as a tool description is (terminal escapes, invisible
+ * characters, line breaks: one visible line), since it sits in the router's own `error` field.
+ */
 export function toolErrorOf(result: ToolResultLike): RouterError {
   const text = result.content
     .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
     .filter((t) => t !== '')
     .join('\n');
-  return new RouterError('backend_failed', `backend error: ${text || 'the tool reported an error'}`);
+  const message = cleanText(text, MAX_ERROR_CHARS);
+  return message === ''
+    ? new RouterError('backend_failed', 'backend error: the tool reported an error')
+    : new RouterError('backend_failed', 'backend error', message);
 }
 
 /** What a backend call threw, as a failure: a RouterError as is, anything else (a defect of ours or the SDK's) as `backend_failed`. */

@@ -26,8 +26,11 @@ export function checkWriteCall(raw: Record<string, unknown>): WriteCallCheck {
   return confirm === undefined ? { ok: true, call: checked.call } : { ok: true, call: checked.call, confirm };
 }
 
-/** Names of a preview parameter: `dry_run`, and `dryRun` as the reference filesystem server spells it. */
-const DRY_RUN_PARAMETERS = ['dry_run', 'dryRun'];
+/**
+ * Names of a preview parameter: `dry_run`, and `dryRun` as the reference filesystem server spells
+ * it. The one list `invoke_tool`'s description quotes, so what a model is told is what is checked.
+ */
+export const DRY_RUN_PARAMETERS = ['dry_run', 'dryRun'] as const;
 
 /**
  * A destructive tool (`destructiveHint` true or missing, as MCP defaults it) needs confirmation,
@@ -58,6 +61,11 @@ export function confirmationRefusal(reason: ConfirmationRefusal): RouterError {
       return new RouterError('blocked', 'the confirmation has expired; call without `confirm` for a new one');
     case 'mismatch':
       return new RouterError('blocked', 'the confirmation was issued for another caller, tool or arguments');
+    case 'foreign':
+      return new RouterError(
+        'blocked',
+        'the confirmation was issued by another router process (before a restart, or by a replica that does not share the record of used confirmations); call without `confirm` for a new one',
+      );
     default:
       return new RouterError('blocked', 'the confirmation is not one this router issued');
   }

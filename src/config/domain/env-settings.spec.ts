@@ -41,3 +41,16 @@ test('the log level is one of the listed levels, trimmed; another is a problem a
   assert.deepEqual(level(' debug '), { level: 'debug', problems: [] });
   assert.deepEqual(level('loud'), { level: 'info', problems: ['CENTRALMCP_ROUTER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, verbose'] });
 });
+
+test('watching the config file is off by default, on with true or 1, and anything else is a problem', () => {
+  const watch = (value?: string) => {
+    const problems: string[] = [];
+    return { watch: readEnvSettings(value === undefined ? {} : { CENTRALMCP_ROUTER_WATCH_CONFIG: value }, problems).watchConfig, problems };
+  };
+  assert.deepEqual(watch(), { watch: false, problems: [] });
+  assert.deepEqual(watch(' TRUE '), { watch: true, problems: [] });
+  assert.deepEqual(watch('1'), { watch: true, problems: [] });
+  assert.deepEqual(watch('false'), { watch: false, problems: [] });
+  assert.deepEqual(watch('yes'), { watch: false, problems: ['CENTRALMCP_ROUTER_WATCH_CONFIG: must be true or false'] });
+  assert.deepEqual(watch('constructor').problems, ['CENTRALMCP_ROUTER_WATCH_CONFIG: must be true or false']);
+});

@@ -7,6 +7,14 @@ const PREFIX = 'CENTRALMCP_ROUTER_';
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 /** Default time a client has to send one request's headers and body. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** The spellings of a boolean variable; unset or empty is false. */
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ['', false],
+  ['false', false],
+  ['0', false],
+  ['true', true],
+  ['1', true],
+]);
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'];
 
 /**
@@ -15,6 +23,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
  */
 export interface EnvSettings {
   configPath?: string;
+  /** `CENTRALMCP_ROUTER_WATCH_CONFIG`: reload the config file when it changes (SIGHUP always does). */
+  watchConfig: boolean;
   http: HttpConfig;
   budgets: BudgetConfig;
   cursor: { ttlSeconds: number; secret?: string };
@@ -63,6 +73,9 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
     responseMaxItems: int('RESPONSE_MAX_ITEMS', 200, 1, 100_000),
     batchResponseMaxBytes: int('BATCH_RESPONSE_MAX_BYTES', 300_000, 65_536, 8 * 1024 * 1024),
   };
+  const watchText = (env[PREFIX + 'WATCH_CONFIG'] ?? '').trim().toLowerCase();
+  const watchConfig = BOOLEANS.get(watchText);
+  if (watchConfig === undefined) problems.push(`${PREFIX}WATCH_CONFIG: must be true or false`);
   const cursorTtlSeconds = int('CURSOR_TTL_SECONDS', 900, 30, 3600);
   // Two minutes is past any sane terminationGracePeriodSeconds; a longer drain would be killed anyway.
   const drainTimeoutMs = int('DRAIN_TIMEOUT_MS', DEFAULT_DRAIN_TIMEOUT_MS, 0, 120_000);
@@ -70,6 +83,7 @@ export function readEnvSettings(env: Env, problems: string[]): EnvSettings {
   const requestTimeoutMs = int('REQUEST_TIMEOUT_MS', DEFAULT_REQUEST_TIMEOUT_MS, 1000, 600_000);
   return {
     configPath: env[PREFIX + 'CONFIG']?.trim() || undefined,
+    watchConfig: watchConfig ?? false,
     http: {
       host: env[PREFIX + 'HOST']?.trim() || '127.0.0.1',
       port,

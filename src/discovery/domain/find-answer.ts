@@ -10,6 +10,12 @@ export interface ServerSummary {
   summary: string;
 }
 
+/** A server the caller may use that is not connected now, with its state. */
+export interface UnavailableServer {
+  name: string;
+  state: BackendStatus;
+}
+
 /** Tool names a server's summary shows. */
 const SUMMARY_TOOLS = 4;
 
@@ -43,4 +49,27 @@ export function unknownServerMessage(available: readonly string[]): string {
   return available.length === 0
     ? '`server` names no server you may use, and no server has tools you may call'
     : `\`server\` names no server you may use; servers: ${available.join(', ')}`;
+}
+
+/**
+ * What an empty answer adds when tools the caller could call are quarantined (trust `enforce`):
+ * without it a model would read "no tools" and give up, or an operator would look for a fault.
+ * Counts per server only: a quarantined tool's description is what may have been poisoned.
+ */
+export function quarantineNote(quarantined: readonly { name: string; tools: number }[]): string | undefined {
+  const total = quarantined.reduce((sum, s) => sum + s.tools, 0);
+  if (total === 0) return undefined;
+  const which = quarantined.map((s) => `${s.name} (${s.tools})`).join(', ');
+  return (
+    `${total} tool${total === 1 ? ' is' : 's are'} quarantined by the trust pins until an operator approves ` +
+    `${total === 1 ? 'its definition' : 'their definitions'}: ${which}; until then ${total === 1 ? 'it' : 'they'} cannot be found or called`
+  );
+}
+
+/** Why tools that change things are missing from the hits: writes are off on this router. */
+export function writesOffNote(matched: number): string {
+  return (
+    `${matched} tool${matched === 1 ? '' : 's'} that change${matched === 1 ? 's' : ''} things matched this query but ` +
+    `${matched === 1 ? 'is' : 'are'} not offered: writes are off on this router, so only read-only tools can be called`
+  );
 }

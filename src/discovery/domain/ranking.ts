@@ -1,4 +1,6 @@
+import type { LearnedSignal } from '../../learning/domain/associations';
 import type { CatalogTool } from '../../registry/registry.types';
+import { liftedByUse } from './learned-lift';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
 import { queryTerms, type QueryTerm } from './terms';
@@ -40,6 +42,8 @@ export interface SearchToolsOptions {
   backend?: string;
   /** Restrict hits to tools the caller may see (architecture §10); applied before the top-k cut. */
   visible?: (tool: CatalogTool) => boolean;
+  /** What was learned from use (architecture §1.2), one more signal; none by default. */
+  learned?: LearnedSignal;
 }
 
 /** The first hits of a query in rank order, and whether they are all of its matches. */
@@ -127,7 +131,7 @@ function browse(state: IndexState, topK: number, opts: SearchToolsOptions): Rank
 }
 
 function rank(state: IndexState, terms: readonly QueryTerm[], topK: number, opts: SearchToolsOptions): RankedMatches {
-  const { docs, scores } = scoreTerms(state, terms, opts.backend);
+  const { docs, scores } = scoreTerms(state, terms, opts.backend, opts.learned);
   // Only a candidate that would enter the top k is shown to the caller's filter: at 10,000 tools
   // thousands match a common word, and the filter runs once per candidate that could be kept.
   const best: RankedDoc[] = [];
@@ -180,7 +184,12 @@ function compiledPostings(state: IndexState, term: string): CompiledPostings | u
  * parallel lists. Scores accumulate in arrays indexed by the tools' slots rather than in maps:
  * a common word matches thousands of tools in a large catalog.
  */
-function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: string | undefined): { docs: IndexedTool[]; scores: number[] } {
+function scoreTerms(
+  state: IndexState,
+  terms: readonly QueryTerm[],
+  backend: string | undefined,
+  learned: LearnedSignal | undefined,
+): { docs: IndexedTool[]; scores: number[] } {
   const { totals, best, nameHits } = scratchFor(state);
   const matched: IndexedTool[] = [];
   // A name word is covered once however many query words lead to it.
@@ -217,10 +226,11 @@ function scoreTerms(state: IndexState, terms: readonly QueryTerm[], backend: str
       best[slot] = 0;
     }
   }
+  const lifted = liftedByUse(state, terms, backend, learned, matched);
   const scores = matched.map((doc) => {
     const slot = doc.slot;
     const coverage = doc.nameTerms.length === 0 ? 0 : Math.min(1, nameHits[slot] / doc.nameTerms.length);
-    return totals[slot] * (1 + NAME_COVERAGE_WEIGHT * coverage);
+    return totals[slot] * (1 + NAME_COVERAGE_WEIGHT * coverage) + (lifted?.get(doc) ?? 0);
   });
   // Left all zero for the next query (`best` is zeroed word by word above).
   for (const doc of matched) {

@@ -1,4 +1,4 @@
-import { nearestInVocabulary, wordnetRelated, type Lexicon, type VocabularyVectors } from './semantic';
+import { nearestInVocabulary, rowOf, wordnetRelated, type Lexicon, type VocabularyVectors } from './semantic';
 import { normalizeTerm } from './terms';
 import type { TermWeight } from './tool-index';
 
@@ -36,7 +36,7 @@ const GENERAL_WORD_WEIGHT = 0.7;
 
 /** How much a request's word counts, by how general it is in English (1 for most words). */
 export function requestWordWeight(lexicon: Lexicon, word: string): number {
-  return (lexicon.rowOf.get(word) ?? Infinity) < GENERAL_WORDS ? GENERAL_WORD_WEIGHT : 1;
+  return (rowOf(lexicon, word) ?? Infinity) < GENERAL_WORDS ? GENERAL_WORD_WEIGHT : 1;
 }
 
 /** What related terms are looked for among: the catalog's terms and its plain words. */
@@ -68,7 +68,7 @@ export function relatedTerms(lexicon: Lexicon, word: string, catalog: CatalogWor
   for (const related of synonyms) add(related, SYNONYM_WEIGHT);
   for (const related of derivations) add(related, DERIVATION_WEIGHT);
   for (const { word: neighbour, cos } of nearestInVocabulary(lexicon, word, catalog.wordVectors(), NEIGHBOURS, MIN_COSINE)) {
-    if ((lexicon.rowOf.get(neighbour) ?? Infinity) >= GENERAL_WORDS) add(neighbour, NEIGHBOUR_WEIGHT * cos);
+    if ((rowOf(lexicon, neighbour) ?? Infinity) >= GENERAL_WORDS) add(neighbour, NEIGHBOUR_WEIGHT * cos);
   }
   return [...best].map(([term, weight]) => ({ term, weight }));
 }
@@ -76,5 +76,5 @@ export function relatedTerms(lexicon: Lexicon, word: string, catalog: CatalogWor
 /** True when the lexicon knows the word (a vector or a WordNet lemma): a real word, not a typo. */
 export function isKnownWord(lexicon: Lexicon, word: string): boolean {
   const { synonyms, derivations, hypernyms } = wordnetRelated(lexicon, word);
-  return lexicon.rowOf.has(word) || synonyms.length + derivations.length + hypernyms.length > 0;
+  return rowOf(lexicon, word) !== undefined || synonyms.length + derivations.length + hypernyms.length > 0;
 }

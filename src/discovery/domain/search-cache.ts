@@ -26,12 +26,12 @@ const DEFAULT_LIMITS: SearchCacheLimits = { entries: 256, depth: 32 };
  * §10), and a filter function needs no identity. Ranking is a total order (score, then backend,
  * then name), so the first `topK` visible hits of the cached ones are exactly the caller's top k;
  * when fewer are visible and the cached hits are not every match, the query is ranked afresh with
- * the caller's filter. Every change to the index clears the cache (its version is checked on each
- * search). Browses (empty queries) are cheap and never cached.
+ * the caller's filter. Every change to the index or to what was learned from use clears the cache
+ * (their versions are checked on each search). Browses (empty queries) are cheap and never cached.
  */
 export class SearchCache {
   private readonly rankings = new Map<string, RankedMatches>();
-  private version = -1;
+  private version = '';
   private readonly limits: SearchCacheLimits;
 
   constructor(limits: Partial<SearchCacheLimits> = {}) {
@@ -44,7 +44,7 @@ export class SearchCache {
     const terms = queryTerms(query);
     if (topK < 1 || topK > this.limits.depth || terms.length === 0) return [...rankTerms(index, terms, opts).hits];
 
-    const ranked = this.ranking(index, terms, opts.backend);
+    const ranked = this.ranking(index, terms, opts);
     const hits: ToolHit[] = [];
     for (const { tool, score } of ranked.hits) {
       if (opts.visible !== undefined && !opts.visible(tool)) continue;
@@ -59,8 +59,9 @@ export class SearchCache {
     return this.rankings.size;
   }
 
-  private ranking(index: ToolIndex, terms: readonly QueryTerm[], backend: string | undefined): RankedMatches {
-    const version = indexVersion(index);
+  private ranking(index: ToolIndex, terms: readonly QueryTerm[], { backend, learned }: SearchToolsOptions): RankedMatches {
+    // What was learned from use is part of every ranking: a change to it is a change to the index.
+    const version = `${indexVersion(index)}:${learned?.version ?? 0}`;
     if (version !== this.version) {
       this.rankings.clear();
       this.version = version;
@@ -76,7 +77,7 @@ export class SearchCache {
       this.rankings.set(key, cached);
       return cached;
     }
-    const ranked = rankTerms(index, terms, { topK: this.limits.depth, backend });
+    const ranked = rankTerms(index, terms, { topK: this.limits.depth, backend, learned });
     if (this.rankings.size >= this.limits.entries) {
       const oldest = this.rankings.keys().next();
       if (oldest.done !== true) this.rankings.delete(oldest.value);

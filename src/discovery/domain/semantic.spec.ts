@@ -110,15 +110,17 @@ test('WordNet relations, through base forms', () => {
   assert.deepEqual(wordnetRelated(lexicon, 'qzxvqzxv'), { synonyms: [], derivations: [], hypernyms: [] });
 });
 
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
 /** A two-word, two-lemma lexicon built by hand, to test decoding itself. */
 function tinyFiles(overrides: Partial<LexiconFiles> = {}): LexiconFiles {
   const u32 = (...n: number[]) => new Uint8Array(Uint32Array.from(n).buffer);
   return {
     manifest: { format: LEXICON_FORMAT, vectors: { dims: 2 } },
-    vectorWords: 'left\nright',
+    vectorWords: utf8('left\nright'),
     vectorCodes: new Uint8Array(Int8Array.of(127, 0, 0, -127).buffer),
     vectorScales: new Uint8Array(Float32Array.of(1 / 127, 1 / 127).buffer),
-    lemmas: 'left\nright',
+    lemmas: utf8('left\nright'),
     // magic, count, parts of speech, then synonyms, derivations, hypernyms: offsets and ids
     relations: u32(0x4c584e31, 2, 1, 4, 0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 1, 0),
     ...overrides,
@@ -147,8 +149,8 @@ test('prepared files that do not fit together are refused with the reason', () =
   refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT } }), /^vector files disagree: 2 words, 4 codes, 2 scales, NaN dimensions$/);
   refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT, vectors: [2] } }), /, NaN dimensions$/);
   refuses(tinyFiles({ manifest: { format: LEXICON_FORMAT, vectors: { dims: 3 } } }), /, 3 dimensions$/);
-  refuses(tinyFiles({ vectorWords: 'left' }), /vector files disagree/);
-  refuses(tinyFiles({ lemmas: 'right\nleft' }), /not sorted/);
+  refuses(tinyFiles({ vectorWords: utf8('left') }), /vector files disagree/);
+  refuses(tinyFiles({ lemmas: utf8('right\nleft') }), /not sorted/);
   refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(0x4c584e31, 2, 1, 4).buffer) }), /truncated/);
   refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(1, 2).buffer) }), /not a relation table/);
 });

@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../common/json-object';
 import { IRREGULAR_FORMS } from './irregular-forms';
+import { WordTable } from './word-table';
 
 /**
  * Offline word semantics for find_tool's ranking (README, "Offline lexicon"): GloVe word vectors
@@ -17,14 +18,14 @@ const RELATIONS_MAGIC = 0x4c584e31;
 export interface LexiconFiles {
   /** `manifest.json`, parsed. */
   readonly manifest: unknown;
-  /** `vectors.words.txt`: one word a line; line i names row i. */
-  readonly vectorWords: string;
+  /** `vectors.words.txt`: one word a line (UTF-8); line i names row i. */
+  readonly vectorWords: Uint8Array;
   /** `vectors.i8`: rows × dims int8 codes. */
   readonly vectorCodes: Uint8Array;
   /** `vectors.scale.f32`: one little-endian float32 per row. */
   readonly vectorScales: Uint8Array;
-  /** `wordnet.lemmas.txt`: one lemma a line. */
-  readonly lemmas: string;
+  /** `wordnet.lemmas.txt`: one lemma a line (UTF-8). */
+  readonly lemmas: Uint8Array;
   /** `wordnet.rel.u32`: little-endian uint32 header, masks and relation tables. */
   readonly relations: Uint8Array;
 }
@@ -38,18 +39,13 @@ export interface LemmaRelation {
 /** The decoded lexicon. Immutable; share one per process. */
 export interface Lexicon {
   readonly dims: number;
-  /** Vector vocabulary, most frequent first. */
-  readonly words: readonly string[];
-  readonly rowOf: ReadonlyMap<string, number>;
+  /** Vector vocabulary, most frequent first: line r names row r. */
+  readonly words: WordTable;
   /** Row r is `codes[r*dims .. (r+1)*dims) * scales[r]`, a unit vector. */
   readonly codes: Int8Array;
   readonly scales: Float32Array;
-  /**
-   * WordNet lemmas, lowercase, sorted (code-unit order, as `<` compares); multi-word lemmas
-   * joined by one space ("call back"). Looked up by binary search: a map of 147,000 entries
-   * would cost about 8 MB more.
-   */
-  readonly lemmas: readonly string[];
+  /** WordNet lemmas, lowercase, sorted; multi-word lemmas joined by one space ("call back"). */
+  readonly lemmas: WordTable;
   /** Parts of speech of each lemma: bit 1 noun, 2 verb, 4 adjective, 8 adverb. */
   readonly partsOfSpeech: Uint32Array;
   readonly synonyms: LemmaRelation;
@@ -99,10 +95,6 @@ function view<T>(bytes: Uint8Array, size: number, make: (buffer: ArrayBufferLike
   return make(source.buffer, source.byteOffset, Math.floor(source.byteLength / size));
 }
 
-function lines(text: string): string[] {
-  return text === '' ? [] : text.split('\n');
-}
-
 /** Decodes the prepared files; throws {@link LexiconFormatError} when they do not fit together. */
 export function decodeLexicon(files: LexiconFiles): Lexicon {
   // Read field by field, so a message can name the value found: a wrong one is the usual case
@@ -112,15 +104,15 @@ export function decodeLexicon(files: LexiconFiles): Lexicon {
   if (new Uint8Array(Uint16Array.of(1).buffer)[0] !== 1) throw new LexiconFormatError('the prepared files are little-endian; this machine is not');
   const vectors = manifest.vectors;
   const dims = Number(isJsonObject(vectors) ? vectors.dims : undefined);
-  const words = lines(files.vectorWords);
+  const words = new WordTable(files.vectorWords);
   const codes = view(files.vectorCodes, 1, (b, o, n) => new Int8Array(b, o, n));
   const scales = view(files.vectorScales, 4, (b, o, n) => new Float32Array(b, o, n));
   if (!(dims > 0) || codes.length !== words.length * dims || scales.length !== words.length) {
     throw new LexiconFormatError(`vector files disagree: ${words.length} words, ${codes.length} codes, ${scales.length} scales, ${dims} dimensions`);
   }
-  const lemmas = lines(files.lemmas);
+  const lemmas = new WordTable(files.lemmas);
   for (let i = 1; i < lemmas.length; i += 1) {
-    if (!(lemmas[i - 1] < lemmas[i])) throw new LexiconFormatError(`wordnet.lemmas.txt is not sorted at line ${i + 1}`);
+    if (!lemmas.ascending(i - 1)) throw new LexiconFormatError(`wordnet.lemmas.txt is not sorted at line ${i + 1}`);
   }
   const table = view(files.relations, 4, (b, o, n) => new Uint32Array(b, o, n));
   if (table[0] !== RELATIONS_MAGIC || table[1] !== lemmas.length) {
@@ -146,7 +138,6 @@ export function decodeLexicon(files: LexiconFiles): Lexicon {
   return {
     dims,
     words,
-    rowOf: new Map(words.map((word, row) => [word, row])),
     codes,
     scales,
     lemmas,
@@ -199,17 +190,14 @@ const DOUBLED_CONSONANT = /([b-df-hj-np-tv-z])\1$/;
 
 /** The id of a WordNet lemma, or undefined. */
 export function lemmaId(lexicon: Lexicon, lemma: string): number | undefined {
-  const { lemmas } = lexicon;
-  let lo = 0;
-  let hi = lemmas.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = lemmas[mid];
-    if (at === lemma) return mid;
-    if (at < lemma) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
+  const id = lexicon.lemmas.indexOf(lemma);
+  return id < 0 ? undefined : id;
+}
+
+/** The vector row of exactly `word` (no base forms), or undefined: also its frequency rank. */
+export function rowOf(lexicon: Lexicon, word: string): number | undefined {
+  const r = lexicon.words.indexOf(word);
+  return r < 0 ? undefined : r;
 }
 
 function isLemma(lexicon: Lexicon, word: string, pos: number): boolean {
@@ -245,13 +233,13 @@ const SINGLE_WORD = /^[a-z]+$/;
 
 function row(lexicon: Lexicon, word: string): number | undefined {
   const w = normalize(word);
-  const exact = lexicon.rowOf.get(w);
+  const exact = rowOf(lexicon, w);
   if (exact !== undefined) return exact;
   // Only single words have vectors; skipping the base forms of anything else keeps a catalog's
   // tool names ("github_get_issue") and identifiers cheap.
   if (!SINGLE_WORD.test(w)) return undefined;
   for (const base of baseForms(lexicon, w)) {
-    const r = lexicon.rowOf.get(base);
+    const r = rowOf(lexicon, base);
     if (r !== undefined) return r;
   }
   return undefined;
@@ -361,7 +349,7 @@ function related(lexicon: Lexicon, relation: LemmaRelation, ids: readonly number
     const start = relation.offsets[id];
     const end = relation.offsets[id + 1];
     for (let i = start; i < end; i += 1) {
-      const lemma = lexicon.lemmas[relation.ids[i]];
+      const lemma = lexicon.lemmas.at(relation.ids[i]);
       if (!exclude.has(lemma)) out.add(lemma);
     }
   }

@@ -30,6 +30,6 @@ test('whatever a client claims, the label is a listed version, unsupported or no
 
 test('a served method is its own label; any other string is other', () => {
   for (const method of METHOD_LABELS) assert.equal(METHOD_LABELS[methodLabelIndex(method)], method);
-  for (const hostile of ['resources/list', 'TOOLS/CALL', 'tools/call ', '__proto__', 'constructor', ''])
+  for (const hostile of ['resources/subscribe', 'TOOLS/CALL', 'tools/call ', '__proto__', 'constructor', ''])
     assert.equal(METHOD_LABELS[methodLabelIndex(hostile)], 'other');
 });

@@ -26,6 +26,11 @@ export const METHOD_LABELS: readonly string[] = [
   'server/discover',
   'tools/list',
   'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
   OTHER_METHOD_LABEL,
 ];
 

@@ -34,18 +34,39 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}\u{E0000}-\u{E007F}\uFE00-\uFE0F\u{E0100}-
  * "message".
  */
 export function cleanText(text: string, maxChars: number): string {
-  const visible = text
-    .replace(ESCAPE_SEQUENCES, '')
-    .replace(/[\t\n\v\f\r\u0085]/g, ' ')
-    .replace(INVISIBLE, '')
-    .replace(/\s+/gu, ' ')
-    .trim();
+  const visible = stripHidden(text).replace(/\s+/gu, ' ').trim();
   const points = Array.from(visible);
   if (points.length <= maxChars) return visible;
   return `${points
     .slice(0, Math.max(0, maxChars - 1))
     .join('')
     .trimEnd()}…`;
+}
+
+/**
+ * `text` without escape sequences and invisible characters, line breaks and tabs made spaces, and
+ * nothing else changed: for strings a call may have to send back exactly (an `enum` or `const`
+ * value, a `default`), whose spacing is part of the value.
+ */
+export function stripHidden(text: string): string {
+  return text
+    .replace(ESCAPE_SEQUENCES, '')
+    .replace(/[\t\n\v\f\r\u0085]/g, ' ')
+    .replace(INVISIBLE, '');
+}
+
+/** True when `text` holds anything `stripHidden` would remove or change. */
+export function hasHiddenCharacters(text: string): boolean {
+  return stripHidden(text) !== text;
+}
+
+/**
+ * `text` with every invisible character shown as `\u{XXXX}` (an escape sequence shows as its
+ * `\u{1B}` and the visible rest): for a person reviewing text a backend wrote, in a terminal that
+ * would otherwise obey or hide them. Line feeds are kept; callers pass one line or lay out lines.
+ */
+export function escapeHidden(text: string): string {
+  return text.replace(INVISIBLE, (ch) => (ch === '\n' ? ch : `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`));
 }
 
 /** Longest name a call may give (the batch entry's `name` bound, architecture §5). */
@@ -67,16 +88,35 @@ export function unsafeToolNameReason(name: string): string | undefined {
 }
 
 /**
- * An input schema with every `description` and `title` string cleaned (they reach the model with
- * `find_tool`'s `include_schema`). Everything else, property names included, is kept as it is:
- * they are the argument keys the backend expects. Returns a new object; cycles cannot occur in
- * schemas that came from JSON.
+ * A schema as a model may see it (all of it reaches the model with `find_tool`'s
+ * `include_schema`): every `description` and `title` cleaned as a tool description is, and every
+ * other string (`enum`, `const`, `default`, `examples`, `$comment`, `pattern`, …) stripped of
+ * hidden characters with its spacing kept (`stripHidden`). Keys are not touched: property names
+ * are the argument keys the backend expects, so a schema with a hidden character in a key is
+ * refused whole (`unsafeSchemaReason`). Returns a new object; cycles cannot occur in schemas that
+ * came from JSON.
  */
 export function cleanSchemaTexts(schema: JsonObject, maxChars: number): JsonObject {
   return cleanObject(schema, maxChars);
 }
 
+/**
+ * Why a schema cannot be published, or undefined when it can: a key somewhere in it (a property
+ * name, a `$defs` name, a key inside a `default`) holds a character `stripHidden` would remove.
+ * Such a key cannot be cleaned (the call must send it exactly) nor shown as it is.
+ */
+export function unsafeSchemaReason(schema: unknown): string | undefined {
+  return hiddenKeyIn(schema) ? 'a key of its schema contains control, escape or invisible characters' : undefined;
+}
+
+function hiddenKeyIn(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hiddenKeyIn);
+  if (!isJsonObject(node)) return false;
+  return Object.entries(node).some(([key, value]) => hasHiddenCharacters(key) || hiddenKeyIn(value));
+}
+
 function cleanNode(node: unknown, maxChars: number): unknown {
+  if (typeof node === 'string') return stripHidden(node);
   if (Array.isArray(node)) return node.map((item) => cleanNode(item, maxChars));
   return isJsonObject(node) ? cleanObject(node, maxChars) : node;
 }

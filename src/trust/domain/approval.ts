@@ -15,6 +15,32 @@ export function parseSelector(text: string): Selector | undefined {
   return tool === undefined ? { backend } : { backend, tool };
 }
 
+/** Shortest `--hash` accepted: 8 hex digits (32 bits) leave no room to hit another definition by chance. */
+export const MIN_HASH_DIGITS = 8;
+
+/** Parses `--hash`: 8 to 64 hex digits, either case, as lower case; undefined when it is not that. */
+export function parseHashPrefix(text: string): string | undefined {
+  return new RegExp(`^[0-9a-fA-F]{${MIN_HASH_DIGITS},64}$`).test(text) ? text.toLowerCase() : undefined;
+}
+
+/**
+ * The pending entries `selector` names whose hash does not start with `prefix`: an approval bound
+ * to a reviewed definition approves nothing when the backend has served another one since.
+ */
+export function hashMismatches(doc: PinsDocument, selector: Selector, prefix: string): PendingEntry[] {
+  return doc.pending.filter((p) => selects(selector, p) && !p.sha256.startsWith(prefix));
+}
+
+/**
+ * Why `selector` names no backend: neither the config nor the pins file knows it. Undefined when
+ * one of them does (a backend removed from the config keeps its entries in the file).
+ */
+export function unknownBackendMessage(doc: PinsDocument, selector: Selector, configured: readonly string[]): string | undefined {
+  const known = configured.includes(selector.backend) || [...doc.pins, ...doc.pending].some((e) => e.backend === selector.backend);
+  if (known) return undefined;
+  return `no backend named ${selector.backend}: the config names ${configured.length === 0 ? 'none' : configured.join(', ')}, and the pins file has no entry of it`;
+}
+
 export function selects(selector: Selector | undefined, entry: { backend: string; tool: string }): boolean {
   return selector === undefined || (entry.backend === selector.backend && (selector.tool === undefined || entry.tool === selector.tool));
 }
