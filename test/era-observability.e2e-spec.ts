@@ -6,6 +6,7 @@
  * 2026 server, then by a 2025 one: the era gauge follows the reconnect.
  */
 import assert from 'node:assert/strict';
+import { METHOD_LABELS, VERSION_LABELS } from '../src/mcp/domain/request-labels';
 import type { ChildProcess } from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -115,8 +116,9 @@ describe('protocol eras as an operator sees them: /metrics and the audit lines',
     const text = await (await fetch(`${base}/metrics`)).text();
     assert.match(text, /^# TYPE centralmcp_router_mcp_requests_total counter$/m);
     assert.equal(text.includes(CANARY), false, 'a client-chosen string never becomes a label');
-    // Bounded: (3 versions, unsupported, none) × (6 served methods, other), all there from the start.
-    assert.equal([...before1.keys()].filter((s) => s.startsWith(`${REQUESTS}{`)).length, 5 * 7);
+    // Bounded: (3 versions, unsupported, none) × (the served methods, other), all there from the start.
+    assert.equal([...before1.keys()].filter((s) => s.startsWith(`${REQUESTS}{`)).length, VERSION_LABELS.length * METHOD_LABELS.length);
+    assert.equal(VERSION_LABELS.length, 5);
   });
 
   test('backend_protocol_era shows the 2026-only backend as modern and server-everything as legacy', () => {

@@ -108,7 +108,7 @@ describe('the /mcp edge', () => {
   });
 
   test('an unknown method is method-not-found', async () => {
-    const body = JSON.parse((await rpc({ jsonrpc: '2.0', id: 7, method: 'resources/list' })).body) as RpcAnswer;
+    const body = JSON.parse((await rpc({ jsonrpc: '2.0', id: 7, method: 'completion/complete' })).body) as RpcAnswer;
     assert.equal(body.error.code, -32601);
     assert.equal(body.id, 7);
   });

@@ -62,16 +62,17 @@ export class BatchService {
    * `invoke_read_tool`: answers one read call within the single-call budget; never throws for
    * anything the caller or a backend did. `raw` is the call as received. The answer comes with
    * the whole `tools/call` result that carries it, serialized once: bounding measured it, the
-   * audit counts it, and the caller sends it.
+   * audit counts it, and the caller sends it. `resumeHint` goes beside a cursor when the call came
+   * through a tool that cannot take one (a tool published directly).
    */
-  read(raw: unknown, principal: Principal): Promise<SingleResult> {
+  read(raw: unknown, principal: Principal, resumeHint?: string): Promise<SingleResult> {
     return this.tracing.inSpan(SINGLE_CALL_SPAN, async (span) => {
       const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
       const started = performance.now();
       const dispatched = await this.dispatch(raw, principal);
       const single =
         dispatched.kind === 'page'
-          ? boundSingle(dispatched.page, budget, this.issuerFor(dispatched.page.binding))
+          ? boundSingle(dispatched.page, budget, this.issuerFor(dispatched.page.binding, resumeHint))
           : failedSingle(dispatched.answer, dispatched.code);
       traceCallOutcome(this.tracing, span, single.answer, dispatched.kind === 'failed' ? dispatched.code : undefined);
       this.records.record('invoke_read_tool', single.answer, { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(single.wire) });
@@ -170,13 +171,14 @@ export class BatchService {
   }
 
   /** Issues cursors bound to one read call, counting each one. */
-  private issuerFor(binding: CursorBinding): CursorIssuer {
+  private issuerFor(binding: CursorBinding, resumeHint?: string): CursorIssuer {
     return {
       issue: (position: Position) => {
         this.metrics.recordCursorIssued();
         return this.cursors.issue(binding, position);
       },
       ttlSeconds: this.cursors.ttlSeconds,
+      ...(resumeHint === undefined ? {} : { resumeHint }),
     };
   }
 }

@@ -50,14 +50,18 @@ export class WriteService {
     @Inject(TRACING) private readonly tracing: Tracing,
   ) {}
 
-  write(raw: Record<string, unknown>, principal: Principal): Promise<SingleResult> {
-    return this.tracing.inSpan(WRITE_SPAN, (span) => this.traced(raw, principal, span));
+  /**
+   * `howToConfirm` tells a `confirmation_required` answer how to call again (by default: through
+   * `invoke_tool` with `confirm`), for a tool published directly that takes the token itself.
+   */
+  write(raw: Record<string, unknown>, principal: Principal, howToConfirm?: string): Promise<SingleResult> {
+    return this.tracing.inSpan(WRITE_SPAN, (span) => this.traced(raw, principal, span, howToConfirm));
   }
 
-  private async traced(raw: Record<string, unknown>, principal: Principal, span: TraceSpan): Promise<SingleResult> {
+  private async traced(raw: Record<string, unknown>, principal: Principal, span: TraceSpan, howToConfirm: string | undefined): Promise<SingleResult> {
     const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
     const started = performance.now();
-    const dispatched = await this.dispatch(raw, principal);
+    const dispatched = await this.dispatch(raw, principal, howToConfirm);
     let single: SingleResult;
     switch (dispatched.kind) {
       case 'confirmation':
@@ -81,7 +85,7 @@ export class WriteService {
    * The write seam: resolve (by write permission) → trust → write gate → confirmation checked →
    * rate limit → backend up → confirmation used up → dispatch.
    */
-  private async dispatch(raw: Record<string, unknown>, principal: Principal): Promise<DispatchedWrite> {
+  private async dispatch(raw: Record<string, unknown>, principal: Principal, howToConfirm: string | undefined): Promise<DispatchedWrite> {
     const checked = checkWriteCall(raw);
     if (!checked.ok) return invalidCall(raw, checked.message);
     const { call, confirm } = checked;
@@ -97,7 +101,7 @@ export class WriteService {
       const binding = { principal: principal.id, backend: tool.backend, tool: tool.name, argsDigest: digest };
       if (confirm === undefined) {
         const issued = this.cursors.issueConfirmation(binding);
-        const result = confirmationResult(tool.name, tool.backend, Object.keys(args), issued.token, CONFIRMATION_TTL_SECONDS);
+        const result = confirmationResult(tool.name, tool.backend, Object.keys(args), issued.token, CONFIRMATION_TTL_SECONDS, howToConfirm);
         return { kind: 'confirmation', result, argsDigest: digest, confirmationId: issued.id };
       }
       const checkedToken = await this.cursors.checkConfirmation(confirm, binding);

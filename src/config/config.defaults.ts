@@ -5,6 +5,7 @@ import type {
   HttpBackendDto,
   JwtDto,
   LearningDto,
+  PublishDto,
   ReadOnlyPolicyDto,
   RedisStoreDto,
   StdioBackendDto,
@@ -67,3 +68,6 @@ export const TRUST_DEFAULTS = { mode: 'off', approveNewBackends: false, relistSe
 export const STDIO_DEFAULTS = { groups: [] } satisfies Defaults<StdioDto>;
 
 export const WRITES_DEFAULTS = { enabled: false, allow: [], deny: [] } satisfies Defaults<WritesDto>;
+
+/** Only the meta-tools, as before; 128 is the most tools several model APIs accept in one request. */
+export const PUBLISH_DEFAULTS = { mode: 'meta', maxDirectTools: 128 } satisfies Defaults<PublishDto>;

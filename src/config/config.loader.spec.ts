@@ -305,6 +305,20 @@ test('trust: the pins file is relative to the config file, and a bad mode is nam
   );
 });
 
+test('publish: meta and 128 by default; direct or both when set; a bad mode or limit is named', () => {
+  const base = 'backends:\n  a:\n    transport: stdio\n    command: node\n';
+  assert.deepEqual(load(base).publish, { mode: 'meta', maxDirectTools: 128 });
+  assert.deepEqual(load(`${base}publish:\n  mode: both\n`).publish, { mode: 'both', maxDirectTools: 128 });
+  assert.deepEqual(load(`${base}publish:\n  mode: direct\n  maxDirectTools: 40\n`).publish, { mode: 'direct', maxDirectTools: 40 });
+  const bad = problemsOf(() => load(`${base}publish:\n  mode: all\n  maxDirectTools: 0\n  extra: 1\n`));
+  for (const field of ['publish.mode', 'publish.maxDirectTools', 'publish.extra']) {
+    assert.ok(
+      bad.some((p) => p.startsWith(field)),
+      `${field}: ${bad.join('\n')}`,
+    );
+  }
+});
+
 test('a loaded config names its file and whether to watch it, so a reload can read it again', () => {
   assert.deepEqual(load(minimal, { DOCS_TOKEN: 't' }).source, { path: '/etc/router/config.yaml', watch: false });
   assert.deepEqual(load(minimal, { DOCS_TOKEN: 't', CENTRALMCP_ROUTER_WATCH_CONFIG: 'true' }).source, { path: '/etc/router/config.yaml', watch: true });

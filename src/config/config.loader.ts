@@ -18,6 +18,7 @@ import {
   STDIO_BACKEND_DEFAULTS,
   STDIO_DEFAULTS,
   WRITES_DEFAULTS,
+  PUBLISH_DEFAULTS,
 } from './config.defaults';
 import {
   BACKEND_TRANSPORTS,
@@ -107,7 +108,7 @@ function parseDocument(text: string, path: string, problems: string[]): unknown 
 }
 
 type FileParts = Pick<RouterConfig, 'backends' | 'policy' | 'rateLimit' | 'rateLimitStore' | 'principalRateLimit' | 'stdio'> &
-  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes'>>;
+  Required<Pick<RouterConfig, 'auth' | 'access' | 'audit' | 'discovery' | 'trust' | 'writes' | 'publish'>>;
 
 function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<string, string>, listenHost: string, problems: string[]): FileParts | undefined {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -135,6 +136,7 @@ function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<strin
     trust: trustSettings(file.trust, (p) => resolve(configDir, p), problems),
     writes: withDefaults(file.writes, WRITES_DEFAULTS),
     ...(file.stdio !== undefined ? { stdio: withDefaults(file.stdio, STDIO_DEFAULTS) } : {}),
+    publish: withDefaults(file.publish, PUBLISH_DEFAULTS),
   };
 }
 

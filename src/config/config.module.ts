@@ -17,8 +17,9 @@ import {
   RATE_LIMIT_STORE_CONFIG,
   TRUST_CONFIG,
   WRITES_CONFIG,
+  PUBLISH_CONFIG,
 } from './config.tokens';
-import { TRUST_DEFAULTS, WRITES_DEFAULTS } from './config.defaults';
+import { PUBLISH_DEFAULTS, TRUST_DEFAULTS, WRITES_DEFAULTS } from './config.defaults';
 import type {
   AccessConfig,
   AuditConfig,
@@ -73,6 +74,7 @@ export class ConfigModule {
       { provide: DISCOVERY_CONFIG, useValue: config.discovery ?? DEFAULT_DISCOVERY },
       { provide: TRUST_CONFIG, useValue: config.trust ?? TRUST_DEFAULTS },
       { provide: WRITES_CONFIG, useValue: config.writes ?? WRITES_DEFAULTS },
+      { provide: PUBLISH_CONFIG, useValue: config.publish ?? PUBLISH_DEFAULTS },
     ];
     const providers = [
       ...slices,

@@ -49,6 +49,11 @@ export const AUDIT_SINKS = ['stdout', 'file'] as const;
  * tool is quarantined (hidden from `find_tool`, its calls answer `blocked`).
  */
 export const TRUST_MODES = ['off', 'warn', 'enforce'] as const;
+/**
+ * What `tools/list` publishes (README "Tools published directly"): `meta` the meta-tools only,
+ * `direct` each tool the caller may call as a tool of its own (`<backend>__<tool>`), `both` the two.
+ */
+export const PUBLISH_MODES = ['meta', 'direct', 'both'] as const;
 
 /** A token bucket: the global one, each principal's, or a backend's own. */
 export class RateLimitDto {
@@ -205,6 +210,13 @@ export class WritesDto {
   @IsOptional() @IsArray() @IsString({ each: true }) @MinLength(1, { each: true }) deny?: string[];
 }
 
+/** `publish`: whether backend tools are also published as tools of their own, and how many at most. */
+export class PublishDto {
+  @IsOptional() @IsIn(PUBLISH_MODES) mode?: (typeof PUBLISH_MODES)[number];
+  /** Most backend tools one caller's `tools/list` carries; the rest stay reachable through `find_tool`. */
+  @IsOptional() @IsInt() @Min(1) @Max(10_000) maxDirectTools?: number;
+}
+
 /** Where audit lines go: one JSON line per backend call and per refused call. */
 export class AuditDto {
   @IsIn(AUDIT_SINKS) sink!: (typeof AUDIT_SINKS)[number];
@@ -296,4 +308,5 @@ export class FileConfigDto {
   @IsOptional() @ValidateNested() @Type(() => TrustDto) trust?: TrustDto;
   @IsOptional() @ValidateNested() @Type(() => WritesDto) writes?: WritesDto;
   @IsOptional() @ValidateNested() @Type(() => StdioDto) stdio?: StdioDto;
+  @IsOptional() @ValidateNested() @Type(() => PublishDto) publish?: PublishDto;
 }

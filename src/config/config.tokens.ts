@@ -18,3 +18,4 @@ export const TRUST_CONFIG = Symbol('centralmcp-router:config:trust');
 export const WRITES_CONFIG = Symbol('centralmcp-router:config:writes');
 /** `() => RouterConfig`: loads and validates the config from the environment and its file again (a reload); throws ConfigError. */
 export const CONFIG_LOADER = Symbol('centralmcp-router:config:loader');
+export const PUBLISH_CONFIG = Symbol('centralmcp-router:config:publish');

@@ -5,6 +5,7 @@ import type {
   LEARNING_DEFAULTS,
   HTTP_BACKEND_DEFAULTS,
   JWT_DEFAULTS,
+  PUBLISH_DEFAULTS,
   READ_ONLY_POLICY_DEFAULTS,
   REDIS_STORE_DEFAULTS,
   STDIO_BACKEND_DEFAULTS,
@@ -21,6 +22,7 @@ import type {
   LearningDto,
   HttpBackendDto,
   JwtDto,
+  PublishDto,
   RateLimitDto,
   ReadOnlyPolicyDto,
   RedisStoreDto,
@@ -151,6 +153,9 @@ export type TrustConfig = WithDefaults<TrustDto, typeof TRUST_DEFAULTS>;
 export type WritesConfig = WithDefaults<WritesDto, typeof WRITES_DEFAULTS>;
 export type StdioConfig = WithDefaults<StdioDto, typeof STDIO_DEFAULTS>;
 
+export type PublishMode = NonNullable<PublishDto['mode']>;
+export type PublishConfig = WithDefaults<PublishDto, typeof PUBLISH_DEFAULTS>;
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'verbose';
 
 /** The file a loaded config came from, so a reload reads it again (architecture §3.1). */
@@ -193,6 +198,8 @@ export interface RouterConfig {
   writes?: WritesConfig;
   /** Set by the loader; a config built in code has none, and nothing to reload. */
   source?: ConfigSource;
+  /** Optional (default: meta-tools only); read it through PUBLISH_CONFIG. */
+  publish?: PublishConfig;
   /** The caller of the stdio front end (`centralmcp-router stdio`); absent: the anonymous principal. */
   stdio?: StdioConfig;
   /** Set only when an OTLP traces endpoint is configured (architecture §8.1); `createApp` builds the tracing from it, before Nest. */

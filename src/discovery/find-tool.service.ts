@@ -9,7 +9,7 @@ import { GateService } from '../gate/gate.service';
 import { learnedWords } from '../learning/domain/learned-words';
 import { LearningService } from '../learning/learning.service';
 import { RegistryService } from '../registry/registry.service';
-import { cleanText } from '../registry/domain/sanitize';
+import { cleanText, MAX_SHOWN_DESCRIPTION_CHARS } from '../registry/domain/sanitize';
 import type { CatalogTool } from '../registry/registry.types';
 import { TrustService } from '../trust/trust.service';
 import { queryTerms } from './domain/terms';
@@ -69,8 +69,6 @@ export interface FindToolAnswer {
 
 /** The answer, or why the query was refused (an `invalid_arguments` message). */
 export type FindOutcome = { ok: true; answer: FindToolAnswer } | { ok: false; message: string };
-
-const MAX_DESCRIPTION_CHARS = 300;
 
 /** Ranked search over the catalog, reported with what the read path will decide for each hit. */
 @Injectable()
@@ -198,7 +196,7 @@ export class FindToolService {
     return {
       name: tool.name,
       server: tool.backend,
-      description: cleanText(tool.description, MAX_DESCRIPTION_CHARS),
+      description: cleanText(tool.description, MAX_SHOWN_DESCRIPTION_CHARS),
       params: paramsOf(tool.inputSchema),
       read_only: readOnly,
       // MCP defaults: a tool that is not read-only is assumed destructive and not idempotent.

@@ -17,6 +17,17 @@ const DRAINING_BODY = {
 
 const MCP_PATH = /^\/mcp(\?|$)/;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Ends this request's count in flight now (idempotent); null when it is not counted. For a
+     * stream a client keeps open: it ends itself when draining begins, so it must not hold the
+     * drain up, and a client that leaves it ends the response without any hook seeing it.
+     */
+    leaveInFlight: (() => void) | null;
+  }
+}
+
 /**
  * Counts /mcp requests in flight for the drain and, once draining, refuses new ones with 503, a
  * JSON-RPC error body and `Retry-After`. `Connection: close` moves a keep-alive client off this
@@ -28,6 +39,7 @@ const MCP_PATH = /^\/mcp(\?|$)/;
  */
 export function registerDrainHook(fastify: FastifyInstance, lifecycle: LifecycleService): void {
   const logger = new Logger('DrainHook');
+  fastify.decorateRequest('leaveInFlight', null);
   fastify.addHook('onRequest', (request, reply, done) => {
     if (!MCP_PATH.test(request.url)) return done();
     const release = lifecycle.tryEnter();
@@ -36,6 +48,7 @@ export function registerDrainHook(fastify: FastifyInstance, lifecycle: Lifecycle
       // its client gone half-way through the body, after it, or in the middle of the answer.
       // Fastify's onResponse and onRequestAbort miss a client that leaves after its whole body.
       reply.raw.once('close', release);
+      request.leaveInFlight = release;
       return done();
     }
     logger.debug({ msg: 'request refused: draining' });

@@ -28,6 +28,7 @@ export class LifecycleService {
   private readonly stop = new AbortController();
   /** Settles each piece of work `untilStopped` watches; the drain deadline settles them all. */
   private readonly stoppable = new Set<() => void>();
+  private readonly drainListeners: (() => void)[] = [];
 
   constructor(@Inject(LIFECYCLE_CONFIG) private readonly config: LifecycleConfig) {}
 
@@ -79,6 +80,15 @@ export class LifecycleService {
     if (this.isDraining) return;
     this.isDraining = true;
     this.logger.log({ msg: 'draining', inFlight: this.active, drainTimeoutMs: this.config.drainTimeoutMs });
+    for (const listener of this.drainListeners) listener();
+  }
+
+  /**
+   * Calls `listener` when draining begins: for work that would otherwise last until the drain
+   * deadline, such as a stream a client keeps open, to end itself.
+   */
+  onDraining(listener: () => void): void {
+    this.drainListeners.push(listener);
   }
 
   /**

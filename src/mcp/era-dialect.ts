@@ -10,6 +10,16 @@ export interface HttpAnswer {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Instead of a body: a stream of JSON-RPC messages sent as server-sent events (a subscription). */
+  events?: EventStream;
+}
+
+/**
+ * Messages sent one by one until the stream ends: `open` starts it with a way to send and to end,
+ * and returns what to call when the client goes away.
+ */
+export interface EventStream {
+  open(send: (message: object) => void, end: () => void): () => void;
 }
 
 /** One JSON-RPC request, admitted and past the era checks of its headers and `_meta`. */

@@ -24,15 +24,16 @@ export class LegacyEra implements EraDialect {
         return ok(
           resultMessage(id, {
             protocolVersion: negotiateVersion(params.protocolVersion),
-            capabilities: { tools: { listChanged: false }, ...this.offerings.capabilities(principal) },
+            // A list published per caller changes with the catalog, and a stream announces it.
+            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal) },
             serverInfo: SERVER_INFO,
-            instructions: this.surface.instructions,
+            instructions: this.surface.listFor(principal).instructions,
           }),
         );
       case 'ping':
         return ok(resultMessage(id, {}));
       case 'tools/list':
-        return ok(resultMessage(id, { tools: this.surface.tools }));
+        return ok(resultMessage(id, { tools: this.surface.listFor(principal).tools }));
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));

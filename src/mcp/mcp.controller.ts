@@ -1,14 +1,19 @@
 import { Body, Controller, Delete, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventStream } from './era-dialect';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
+import { ToolListStreams } from './tool-list-streams';
 
-/** `/mcp`: adapts HTTP to McpService and back; decides nothing. Draining is the drain hook's (lifecycle/). */
+/** `/mcp`: adapts HTTP to McpService (and a GET to ToolListStreams) and back; decides nothing. Draining is the drain hook's (lifecycle/). */
 @Controller('mcp')
 @UseFilters(EdgeErrorFilter)
 export class McpController {
-  constructor(private readonly mcp: McpService) {}
+  constructor(
+    private readonly mcp: McpService,
+    private readonly streams: ToolListStreams,
+  ) {}
 
   @Post()
   async post(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
@@ -19,6 +24,10 @@ export class McpController {
       rawHeaders: request.raw.rawHeaders,
       principal: request.principal ?? undefined,
     });
+    if (answer.events !== undefined) {
+      sendEvents(reply, answer.events);
+      return undefined;
+    }
     reply.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     if (answer.body === undefined) return '';
@@ -26,10 +35,25 @@ export class McpController {
     return answer.body;
   }
 
-  /** Stateless: no server-initiated stream to open (spec: 405 when a server offers none). */
+  /**
+   * A stream of server-initiated messages (Streamable HTTP, "Listening for Messages from the
+   * Server"): only while tools are published per caller, to announce changes of the caller's list;
+   * otherwise 405, as the spec has it for a server that offers none.
+   */
   @Get()
-  openStream(): never {
-    throw notAllowed();
+  async openStream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    if (!this.streams.enabled) throw notAllowed();
+    const admission = await this.mcp.admit({ url: request.url, headers: request.headers, rawHeaders: request.raw.rawHeaders });
+    if (!admission.ok) {
+      const { answer } = admission;
+      await reply
+        .status(answer.status)
+        .headers(answer.headers ?? {})
+        .header('content-type', 'application/json')
+        .send(answer.body);
+      return;
+    }
+    sendEvents(reply, { open: (send, end) => this.streams.open(admission.principal, send, end) });
   }
 
   /** Stateless: no session to end. */
@@ -37,6 +61,21 @@ export class McpController {
   endSession(): never {
     throw notAllowed();
   }
+}
+
+/** A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it. */
+function sendEvents(reply: FastifyReply, events: EventStream): void {
+  reply.hijack();
+  // A stream is not a request in flight: it ends itself when draining begins (ToolListStreams).
+  reply.request.leaveInFlight?.();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  raw.flushHeaders();
+  const stop = events.open(
+    (message) => raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+    () => raw.end(),
+  );
+  raw.on('close', stop);
 }
 
 function notAllowed(): EdgeError {

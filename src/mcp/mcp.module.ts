@@ -4,16 +4,18 @@ import { AuthModule } from '../auth/auth.module';
 import { BatchModule } from '../batch/batch.module';
 import { DiscoveryModule } from '../discovery/discovery.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { PublishModule } from '../publish/publish.module';
 import { LegacyEra } from './legacy-era';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
 import { OfferingMethods } from './offering-methods';
 import { PublishedSurface } from './published-surface';
+import { ToolListStreams } from './tool-list-streams';
 
 @Module({
-  imports: [BatchModule, DiscoveryModule, AuthModule, AuditModule, MetricsModule],
+  imports: [BatchModule, DiscoveryModule, PublishModule, AuthModule, AuditModule, MetricsModule],
   controllers: [McpController],
-  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, OfferingMethods],
+  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, OfferingMethods, ToolListStreams],
 })
 export class McpModule {}

@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { ANONYMOUS } from '../common/principal';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, resultMessageJson } from './domain/jsonrpc';
+import { isJsonObject } from '../common/json-object';
+import type { Principal } from '../common/principal';
+import { errorMessage, resultMessageJson, type RequestId, type RequestParams } from './domain/jsonrpc';
 import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
 import { SERVER_INFO_META_KEY } from './domain/request-era';
-import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
+import type { EraDialect, EraRequest, EventStream, HttpAnswer } from './era-dialect';
 import { OfferingMethods } from './offering-methods';
 import { PublishedSurface, SERVER_INFO } from './published-surface';
+import { ToolListStreams } from './tool-list-streams';
+
+/** The `_meta` key every message of a subscription carries (spec 2026-07-28, "Subscriptions"). */
+const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 /**
  * How long a client or cache may hold `tools/list` and `server/discover` (spec 2026-07-28,
@@ -15,6 +22,12 @@ import { PublishedSurface, SERVER_INFO } from './published-surface';
 export const SURFACE_TTL_MS = 3_600_000;
 /** The surface is the same for every caller (access is checked per call), so shared caches may keep it. */
 export const SURFACE_CACHE_SCOPE = 'public';
+/**
+ * With tools published directly (`publish.mode` `direct` or `both`) the list is the caller's own
+ * and follows the catalog: only the caller may keep it, for a minute.
+ */
+export const PER_CALLER_TTL_MS = 60_000;
+export const PER_CALLER_CACHE_SCOPE = 'private';
 
 /**
  * The 2026-07-28 era: no handshake, every request stands alone with its version and capabilities
@@ -22,48 +35,47 @@ export const SURFACE_CACHE_SCOPE = 'public';
  * (the router never asks for input) and names the server in `_meta`; `server/discover` and
  * `tools/list` carry caching hints. The answers that never change are serialized once, at boot.
  *
- * Not served: `subscriptions/listen` (the surface is static, so there is no change to announce:
- * capabilities say `listChanged: false` and clients rely on `ttlMs`), `ping` (removed by this
+ * Not served: `subscriptions/listen` while the surface is static (`publish.mode` `meta`: there is
+ * no change to announce, capabilities say `listChanged: false` and clients rely on `ttlMs`; with
+ * tools published per caller it announces tool-list changes), `ping` (removed by this
  * revision), and `initialize` (the legacy era's). Each is "Method not found" with HTTP 404, as
  * Streamable HTTP asks for a method the server does not implement.
  */
 @Injectable()
 export class ModernEra implements EraDialect {
-  private readonly discoverJson: string;
-  private readonly toolsListJson: string;
+  /** Serialized once at boot when the surface is the same for every caller; undefined when it is per caller. */
+  private readonly discoverJson: string | undefined;
+  private readonly toolsListJson: string | undefined;
   /** What every result opens with, before its own fields. */
   private readonly resultHead: string;
 
   constructor(
     private readonly surface: PublishedSurface,
+    private readonly streams: ToolListStreams,
     private readonly offerings: OfferingMethods,
   ) {
-    const meta = { [SERVER_INFO_META_KEY]: SERVER_INFO };
-    this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(meta)}`;
-    this.discoverJson = JSON.stringify({
-      resultType: 'complete',
-      supportedVersions: PROTOCOL_VERSIONS,
-      capabilities: { tools: { listChanged: false } },
-      instructions: surface.instructions,
-      ttlMs: SURFACE_TTL_MS,
-      cacheScope: SURFACE_CACHE_SCOPE,
-      _meta: meta,
-    });
-    this.toolsListJson = JSON.stringify({ resultType: 'complete', tools: surface.tools, ttlMs: SURFACE_TTL_MS, cacheScope: SURFACE_CACHE_SCOPE, _meta: meta });
+    this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(SERVER_META)}`;
+    const listing = surface.perCaller ? undefined : surface.listFor(ANONYMOUS);
+    this.discoverJson = listing && discoverJson(listing.instructions, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE, false);
+    this.toolsListJson = listing && toolsListJson(listing.tools, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
   }
 
   async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'server/discover': {
+        const base = this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE, true);
         // The static answer, unless a backend this caller may use serves resources or prompts.
         const offered = this.offerings.capabilities(principal);
-        if (offered.resources === undefined && offered.prompts === undefined) return ok(resultMessageJson(id, this.discoverJson));
-        const discover = JSON.parse(this.discoverJson) as { capabilities: Record<string, unknown> };
+        if (offered.resources === undefined && offered.prompts === undefined) return ok(resultMessageJson(id, base));
+        const discover = JSON.parse(base) as { capabilities: Record<string, unknown> };
         discover.capabilities = { ...discover.capabilities, ...offered };
         return ok(resultMessageJson(id, JSON.stringify(discover)));
       }
       case 'tools/list':
-        return ok(resultMessageJson(id, this.toolsListJson));
+        return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.listFor(principal).tools, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
+      case 'subscriptions/listen':
+        if (this.streams.enabled) return { status: 200, events: this.listen(id, params, principal) };
+        return notServed(id, method);
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, this.complete(outcome.resultJson)) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
@@ -73,8 +85,38 @@ export class ModernEra implements EraDialect {
           const answer = await this.offerings.answer(method, params, principal);
           return ok(answer.ok ? resultMessageJson(id, this.complete(answer.resultJson)) : errorMessage(id, answer.code, answer.message));
         }
-        return { status: 404, body: errorMessage(id, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 80)}`) };
+        return notServed(id, method);
     }
+  }
+
+  /**
+   * A `subscriptions/listen` stream (spec 2026-07-28, "Subscriptions"): acknowledged with what the
+   * router grants, tool-list changes only, each message carrying the subscription id (the request's
+   * id); when the router drains, the subscription closes gracefully with the request's result.
+   */
+  private listen(id: RequestId, params: RequestParams, principal: Principal): EventStream {
+    const asked = isJsonObject(params.notifications) && params.notifications.toolsListChanged === true;
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: id };
+    return {
+      open: (send, end) => {
+        const close = () => {
+          send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: SERVER_META } });
+          end();
+        };
+        const acknowledge = () =>
+          send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: asked }, _meta: meta } });
+        if (!asked) {
+          acknowledge();
+          close();
+          return () => undefined;
+        }
+        // Registered first, acknowledged in the same turn: a client that reads the acknowledgment
+        // misses no change after it (changes are announced in a later turn).
+        const stop = this.streams.open(principal, (message) => send({ ...message, params: { _meta: meta } }), close);
+        acknowledge();
+        return stop;
+      },
+    };
   }
 
   /**
@@ -85,6 +127,29 @@ export class ModernEra implements EraDialect {
     const rest = resultJson.slice(1).trimStart();
     return rest.startsWith('}') ? `${this.resultHead}}` : `${this.resultHead},${rest}`;
   }
+}
+
+const SERVER_META = { [SERVER_INFO_META_KEY]: SERVER_INFO };
+
+function discoverJson(instructions: string, ttlMs: number, cacheScope: string, listChanged: boolean): string {
+  return JSON.stringify({
+    resultType: 'complete',
+    supportedVersions: PROTOCOL_VERSIONS,
+    capabilities: { tools: { listChanged } },
+    instructions,
+    ttlMs,
+    cacheScope,
+    _meta: SERVER_META,
+  });
+}
+
+function toolsListJson(tools: readonly unknown[], ttlMs: number, cacheScope: string): string {
+  return JSON.stringify({ resultType: 'complete', tools, ttlMs, cacheScope, _meta: SERVER_META });
+}
+
+/** Streamable HTTP, "Protocol Version Header": a method the server does not implement is 404. */
+function notServed(id: RequestId, method: string): HttpAnswer {
+  return { status: 404, body: errorMessage(id, ErrorCode.MethodNotFound, `Method not found: ${method.slice(0, 80)}`) };
 }
 
 function ok(body: unknown): HttpAnswer {

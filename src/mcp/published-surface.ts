@@ -4,10 +4,12 @@ import { FindToolService } from '../discovery/find-tool.service';
 import { WriteService } from '../batch/write.service';
 import { isJsonObject, type JsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
-import { WRITES_CONFIG } from '../config/config.tokens';
-import type { WritesConfig } from '../config/config.types';
+import { PUBLISH_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
+import type { PublishConfig, WritesConfig } from '../config/config.types';
+import { DirectToolsService, type DirectRoute } from '../publish/direct-tools.service';
 import { checkFindToolInput } from './domain/find-tool-input';
 import type { RequestParams } from './domain/jsonrpc';
+import { directConfirmHint, instructionsFor, resumeHint } from './domain/surface-text';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
 import { findToolSpan, ATTR, TOOL_ERROR } from '../tracing/domain/spans';
 import { TRACING, type Tracing } from '../tracing/tracing';
@@ -15,41 +17,60 @@ import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOK
 
 export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as const;
 
-const INSTRUCTIONS =
-  'This router fronts many MCP servers. Use find_tool to search their tools, then invoke_read_tool ' +
-  'with the exact name (and server) to call a read-only one, or invoke_read_tool_batch for up to 25 ' +
-  'read-only calls in one round trip.';
-const WRITE_INSTRUCTIONS =
-  ' Tools that change something go through invoke_tool; a destructive one first answers ' +
-  'confirmation_required with a `confirmation` to pass back as `confirm` with the same call.';
-
 /** A `tools/call` outcome: the tool's result as JSON text, or params the method cannot take. */
 export type ToolCallOutcome = { ok: true; resultJson: string } | { ok: false; message: string };
 
+/** What one caller is offered: the tools `tools/list` answers, and the server's instructions. */
+export interface SurfaceListing {
+  tools: readonly { name: string }[];
+  instructions: string;
+}
+
 /**
  * What the router publishes, whatever the protocol era of the client: its tools, in one fixed
- * order (find_tool first, as a model should use them; spec 2026-07-28 "Tools": deterministic
- * order), its instructions, and the running of a published tool. Static for the life of the
- * process: only a restart with another `writes` setting changes it.
+ * order (the meta-tools first, find_tool first among them, as a model should use them; spec
+ * 2026-07-28 "Tools": deterministic order), its instructions, and the running of a published
+ * tool. With `publish.mode` `meta` (the default) the surface is the same for every caller and
+ * static for the life of the process. With `direct` or `both` it is per caller: the backend
+ * tools the caller may call are published too (README "Tools published directly").
  */
 @Injectable()
 export class PublishedSurface {
-  /**
-   * What `tools/list` answers: the read tools, and `invoke_tool` only when the operator enabled
-   * `writes`, so a router that cannot write never offers a model a tool that changes something.
-   */
-  readonly tools: readonly { name: string }[];
-  readonly instructions: string;
+  /** The meta-tools `meta` and `both` publish: `invoke_tool` only with `writes` on, so a router that cannot write never offers it. */
+  private readonly metaTools: readonly { name: string }[];
+  /** The only meta-tool `direct` always publishes: how a cut answer of a direct tool is resumed. */
+  private readonly resumeTools: readonly { name: string }[];
+  private readonly instructions: string;
+  private readonly metaListing: SurfaceListing;
+  /** True when `tools/list` depends on the caller and on the catalog (`direct`, `both`). */
+  readonly perCaller: boolean;
 
   constructor(
     private readonly batch: BatchService,
     private readonly finder: FindToolService,
     private readonly writer: WriteService,
+    private readonly direct: DirectToolsService,
     @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
     @Inject(TRACING) private readonly tracing: Tracing,
+    @Inject(PUBLISH_CONFIG) private readonly publish: PublishConfig,
   ) {
-    this.tools = Object.freeze(writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : [...PUBLISHED_TOOLS]);
-    this.instructions = writes.enabled ? INSTRUCTIONS + WRITE_INSTRUCTIONS : INSTRUCTIONS;
+    this.metaTools = Object.freeze(writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : [...PUBLISHED_TOOLS]);
+    this.resumeTools = Object.freeze(PUBLISHED_TOOLS.filter((t) => t.name === INVOKE_READ_TOOL));
+    this.instructions = instructionsFor(publish.mode, writes.enabled);
+    this.metaListing = Object.freeze({ tools: this.metaTools, instructions: this.instructions });
+    this.perCaller = direct.enabled;
+  }
+
+  /**
+   * The caller's tools and instructions. In `direct` mode the meta-tools are left out but
+   * `invoke_read_tool`, unless the caller may call more tools than `publish.maxDirectTools`: then
+   * all of them are published, since they are its way to the rest, which the instructions name.
+   */
+  listFor(principal: Principal): SurfaceListing {
+    if (!this.perCaller) return this.metaListing;
+    const listing = this.direct.listFor(principal);
+    const meta = this.publish.mode === 'direct' && listing.beyond === 0 ? this.resumeTools : this.metaTools;
+    return { tools: [...meta, ...listing.tools], instructions: this.instructions + listing.instructions };
   }
 
   /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */
@@ -69,6 +90,7 @@ export class PublishedSurface {
   private async run(name: string, args: JsonObject, principal: Principal): Promise<string> {
     switch (name) {
       case FIND_TOOL: {
+        if (!this.servesMeta(principal)) return this.unknownTool();
         const input = checkFindToolInput(args);
         if (!input.ok) return this.toolError(refusalResult(refusal('invalid_arguments', input.message)));
         const query = input.query;
@@ -87,23 +109,50 @@ export class PublishedSurface {
         return single.answer.status === 'ok' ? single.wire : this.toolError(single.wire);
       }
       case INVOKE_READ_TOOL_BATCH: {
+        if (!this.servesMeta(principal)) return this.unknownTool();
         const outcome = await this.batch.readBatch(args, principal);
         return outcome.kind === 'rejected' ? this.toolError(refusalResult(refusal(outcome.code, outcome.message))) : outcome.batch.wire;
       }
       case INVOKE_TOOL: {
-        if (!this.writes.enabled) return this.unknownTool();
+        if (!this.writes.enabled || !this.servesMeta(principal)) return this.unknownTool();
         const single = await this.writer.write(args, principal);
         // A confirmation request is a question, not a failure (architecture §13).
         return single.answer.status === 'ok' || single.answer.status === 'confirmation_required' ? single.wire : this.toolError(single.wire);
       }
-      default:
-        return this.unknownTool();
+      default: {
+        const route = this.direct.route(name, principal);
+        return route === undefined ? this.unknownTool() : this.runDirect(name, route, args, principal);
+      }
     }
+  }
+
+  /**
+   * A tool published directly, through the same seam as invoke_read_tool or invoke_tool. A read's
+   * cut answer says how to resume it; a write takes its confirmation token in its own argument.
+   */
+  private async runDirect(name: string, route: DirectRoute, args: JsonObject, principal: Principal): Promise<string> {
+    const { tool } = route;
+    if (route.kind === 'read') {
+      return (await this.batch.read({ name: tool.name, server: tool.backend, arguments: args }, principal, resumeHint(tool.name, tool.backend))).wire;
+    }
+    const field = route.confirmField;
+    if (field === undefined) return (await this.writer.write({ name: tool.name, server: tool.backend, arguments: args }, principal)).wire;
+    const { [field]: confirm, ...rest } = args;
+    const call = { name: tool.name, server: tool.backend, arguments: rest, ...(confirm === undefined ? {} : { confirm }) };
+    return (await this.writer.write(call, principal, directConfirmHint(name, field))).wire;
+  }
+
+  /** Whether the caller is offered the meta-tools beside `invoke_read_tool` (see {@link listFor}). */
+  private servesMeta(principal: Principal): boolean {
+    return this.publish.mode !== 'direct' || this.direct.listFor(principal).beyond > 0;
   }
 
   /** As the SDK's own server does: a tool error the client shows to the model (architecture §1). */
   private unknownTool(): string {
-    return this.toolError(refusalResult(refusal('unknown_tool', `This router publishes ${this.tools.map((t) => t.name).join(', ')} only`)));
+    const message = this.perCaller
+      ? 'No tool of this name is published to you; tools/list lists those that are'
+      : `This router publishes ${this.metaTools.map((t) => t.name).join(', ')} only`;
+    return this.toolError(refusalResult(refusal('unknown_tool', message)));
   }
 
   /** A result with `isError: true`: the request's span says so (`error.type` `tool_error`, MCP semantic conventions). */

@@ -82,7 +82,8 @@ export function spawnRouter(
     logs,
     other: () => other,
     exited,
-    async listening(ms = 30_000) {
+    // A ceiling for a loaded machine, not an expectation: an idle boot takes a few seconds.
+    async listening(ms = 90_000) {
       await waitFor(() => logs.some((l) => msgOf(l) === 'router listening') || child.exitCode !== null, ms, 'router listening');
       const line = logs.find((l) => msgOf(l) === 'router listening');
       if (!line) throw new Error(`router exited before listening: ${other}`);

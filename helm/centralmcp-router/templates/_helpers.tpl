@@ -152,7 +152,7 @@ The router config file (architecture §3): the demo when no backends are set, ot
 {{- fail "config.auth is required with your own backends: the router refuses unauthenticated callers on the pod's address (architecture §10). Use {mode: apiKeys, …} or {mode: jwt, …}, or {mode: none, allowInsecure: true} when something in front authenticates callers." }}
 {{- end }}
 {{- end }}
-{{- range $key := list "policy" "rateLimit" "principalRateLimit" "auth" "access" "audit" "discovery" "writes" }}
+{{- range $key := list "policy" "rateLimit" "principalRateLimit" "auth" "access" "audit" "discovery" "writes" "publish" }}
 {{- with get $.Values.config $key }}
 {{- $_ := set $file $key (deepCopy .) }}
 {{- end }}

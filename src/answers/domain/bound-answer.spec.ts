@@ -85,3 +85,20 @@ test('without an issuer a cut carries no cursor and says it cannot be resumed', 
   assert.equal(bounded.value.bounds?.resumable, false);
   assert.ok(Buffer.byteLength(singleWire(bounded)) <= 4096);
 });
+
+test('a resume hint goes beside the cursor of a cut answer, within the budget, and nowhere else', () => {
+  const hint = 'Call invoke_read_tool with name "read \\"it\\"", server "files", the same arguments and `cursor` set to next_cursor.';
+  const withHint: CursorIssuer = { ...issuer, resumeHint: hint };
+  const base: ReadAnswer = { tool: 'read "it"', server: 'files', status: 'ok' };
+  for (const [resultName, result] of Object.entries(results)) {
+    for (const maxBytes of [4096, 20_000]) {
+      const bounded = boundAnswer({ base, result }, { maxBytes, maxItems: 200 }, SINGLE_SHAPE, withHint);
+      assert.ok(bounded, resultName);
+      assert.ok(Buffer.byteLength(singleWire(bounded)) <= maxBytes, `${resultName} ${maxBytes}`);
+      assert.equal(bounded.value.resume, bounded.value.next_cursor === undefined ? undefined : hint, resultName);
+    }
+  }
+  const small = boundAnswer({ base, result: results.small }, { maxBytes: 4096, maxItems: 200 }, SINGLE_SHAPE, withHint);
+  assert.equal(small?.value.truncated, undefined);
+  assert.equal(small?.value.resume, undefined);
+});

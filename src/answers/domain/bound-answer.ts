@@ -44,6 +44,8 @@ export interface Bounded extends Serialized<ReadAnswer> {
 export interface CursorIssuer {
   issue(position: Position): string;
   ttlSeconds: number;
+  /** Said beside a cursor as `resume`: how to fetch the next part, where the call cannot take the cursor itself. */
+  resumeHint?: string;
 }
 
 /**
@@ -69,7 +71,12 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
   // The content side holds the same fields but the result once more (the envelope block): sized
   // with room for the widest cut's fields.
   const frameBytes =
-    utf8Bytes(open) + utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0))) + CURSOR_RESERVE_CHARS + shape.contentBytes(base) + CUT_CONTENT_RESERVE_BYTES;
+    utf8Bytes(open) +
+    utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0, cursors?.resumeHint))) +
+    CURSOR_RESERVE_CHARS +
+    shape.contentBytes(base) +
+    CUT_CONTENT_RESERVE_BYTES +
+    resumeContentBytes(cursors?.resumeHint);
   let measured: { candidate: ToolResultLike; json: string; blockJsons: string[]; size: number } | undefined;
   const sizeOf = (candidate: ToolResultLike): number => {
     const json = JSON.stringify(candidate);
@@ -95,7 +102,7 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
     }
     const cursor = cursors && outcome.next && outcome.resumable ? cursors.issue(outcome.next) : undefined;
     const reason = outcome.backendCursor ? 'backend_cursor' : (outcome.reason ?? 'bytes');
-    const fields = cutFields(budget, reason, cursor, cursors?.ttlSeconds ?? 0);
+    const fields = cutFields(budget, reason, cursor, cursors?.ttlSeconds ?? 0, cursors?.resumeHint);
     const cut = serialize({ ...base, result: outcome.result, ...fields }, tailOf(fields));
     const overshoot = wholeBytes(cut) - budget.maxBytes;
     if (overshoot <= 0) return cut;
@@ -117,11 +124,18 @@ function listBytes(jsons: readonly string[]): number {
 }
 
 /** What a cut adds to an answer after its `result` (architecture §6). */
-type CutFields = Pick<ReadAnswer, 'truncated' | 'bounds' | 'next_cursor' | 'cursor_expires_in_seconds'>;
+type CutFields = Pick<ReadAnswer, 'truncated' | 'bounds' | 'next_cursor' | 'cursor_expires_in_seconds' | 'resume'>;
 
-function cutFields(budget: Budget, reason: Bounds['reason'], cursor: string | undefined, ttlSeconds: number): CutFields {
+function cutFields(budget: Budget, reason: Bounds['reason'], cursor: string | undefined, ttlSeconds: number, resumeHint: string | undefined): CutFields {
   const bounds: Bounds = { reason, item_limit: budget.maxItems, byte_limit: budget.maxBytes, resumable: cursor !== undefined };
-  return cursor === undefined ? { truncated: true, bounds } : { truncated: true, bounds, next_cursor: cursor, cursor_expires_in_seconds: ttlSeconds };
+  if (cursor === undefined) return { truncated: true, bounds };
+  const fields: CutFields = { truncated: true, bounds, next_cursor: cursor, cursor_expires_in_seconds: ttlSeconds };
+  return resumeHint === undefined ? fields : { ...fields, resume: resumeHint };
+}
+
+/** What a `resume` hint adds to the content side, escaped once as the cut's other fields (CUT_CONTENT_RESERVE_BYTES). */
+function resumeContentBytes(resumeHint: string | undefined): number {
+  return resumeHint === undefined ? 0 : escapedBytes(`,"resume":${JSON.stringify(resumeHint)}`);
 }
 
 /** The JSON text that follows an answer's result when these fields come after it, closing brace included. */

@@ -27,6 +27,8 @@ export interface ReadAnswer {
   bounds?: Bounds;
   next_cursor?: string;
   cursor_expires_in_seconds?: number;
+  /** Beside `next_cursor` when the call was made through a tool that cannot take it: how to fetch the next part. */
+  resume?: string;
 }
 
 /**

@@ -130,3 +130,6 @@ function cleanObject(node: JsonObject, maxChars: number): JsonObject {
   }
   return out;
 }
+
+/** What a model is shown of a tool's description: in `find_tool`, and in a tool published directly. */
+export const MAX_SHOWN_DESCRIPTION_CHARS = 300;
