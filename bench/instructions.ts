@@ -30,6 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAt, headOfTree } from './builds';
 import { BATCH_SIZE, bodyOf, CALL_SHAPES, okBody } from './call-rows';
 import { freePort, JSON_HEADERS, median, nullConfig, type RouterProc, startNullHttp, startRouter } from './harness';
+import { startCountingReceiver, TRACING_ON } from './tracing-cost';
 
 const OUT = resolve(__dirname);
 const WINDOWS = Number(process.env.BENCH_INSTR_WINDOWS ?? 5);
@@ -107,7 +108,7 @@ function dumpTotal(dir: string, n: number): number {
 }
 
 /** One build's router under callgrind: every row, each warmed up, then measured `WINDOWS` times. */
-async function countBuild(dir: string, routerChild: string | undefined, label: string): Promise<Counts> {
+async function countBuild(dir: string, routerChild: string | undefined, label: string, env?: Record<string, string>): Promise<Counts> {
   const dumps = mkdtempSync(KEEP ? join(tmpdir(), 'centralmcp-callgrind-') : join(dir, 'callgrind-'));
   if (KEEP) process.stderr.write(`${label}: callgrind dumps in ${dumps}\n`);
   const nullPort = await freePort();
@@ -127,6 +128,7 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
   const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), {
     launcher,
     startTimeoutMs: BOOT_TIMEOUT_MS,
+    ...(env ? { env } : {}),
     ...(routerChild ? { routerChild } : {}),
   });
   const health = router.url.replace(/\/mcp$/, '/health/live');
@@ -165,10 +167,13 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
 }
 
 async function main(): Promise<void> {
-  const refs = process.argv.slice(2);
+  // `--tracing`: this tree once more with tracing on (always_on, exporting to a local receiver).
+  const refs = process.argv.slice(2).filter((a) => a !== '--tracing');
+  const receiver = process.argv.includes('--tracing') ? await startCountingReceiver() : undefined;
   const { head, dirty } = headOfTree();
-  const builds = [
-    { label: `this tree (${head}${dirty ? ', with uncommitted changes' : ''})`, routerChild: undefined as string | undefined },
+  const builds: { label: string; routerChild: string | undefined; env?: Record<string, string> }[] = [
+    { label: `this tree (${head}${dirty ? ', with uncommitted changes' : ''})`, routerChild: undefined },
+    ...(receiver ? [{ label: 'this tree, tracing on', routerChild: undefined, env: TRACING_ON(receiver.endpoint) }] : []),
     ...refs.map((ref) => {
       const build = buildAt(ref);
       return { label: `${ref} (${build.sha.slice(0, 12)})`, routerChild: build.routerChild };
@@ -178,10 +183,11 @@ async function main(): Promise<void> {
   const results: { label: string; counts: Counts }[] = [];
   try {
     // Side by side: an instruction count does not depend on the other router's load.
-    const counted = await Promise.all(builds.map((build) => countBuild(dir, build.routerChild, build.label)));
+    const counted = await Promise.all(builds.map((build) => countBuild(dir, build.routerChild, build.label, build.env)));
     builds.forEach((build, i) => results.push({ label: build.label, counts: counted[i] }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    await receiver?.close();
   }
   const base = results[0];
   const lines = [

@@ -4,7 +4,7 @@
  *
  * Environment (all optional): BENCH_RUNS (runs per figure, default 3), BENCH_SECONDS (seconds per
  * run, default 5), BENCH_HEAP_CALLS (calls of the heap-slope run, default 200000), BENCH_ONLY
- * (comma list of sections: ceiling,batch,find,embeddings,heap,isolation,redis,profile), BENCH_QUICK=1 (a smoke run:
+ * (comma list of sections: ceiling,batch,find,embeddings,heap,isolation,redis,tracing,profile), BENCH_QUICK=1 (a smoke run:
  * one short run of everything, small heap run).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,13 +46,14 @@ import {
 } from './harness';
 import { measureHttpClients } from './http-clients';
 import { summarizeProfile } from './profile';
+import { TRACING_GOAL, tracingCost } from './tracing-cost';
 import { loadLexicon } from '../src/discovery/lexicon';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
 const HEAP_CALLS = Number(process.env.BENCH_HEAP_CALLS ?? (QUICK ? 10_000 : 200_000));
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'ceiling,batch,find,embeddings,heap,isolation,redis,profile').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'ceiling,batch,find,embeddings,heap,isolation,redis,tracing,profile').split(','));
 const ROOT = resolve(__dirname, '..', '..');
 const OUT = resolve(__dirname);
 
@@ -808,11 +809,25 @@ function targetsTable(): void {
   line('find_tool p99 at 10,000 tools (HTTP, 1 conn, first-seen queries)', 'findToolP99Ms', 'ms', 2);
   line('find_tool p99 at 10,000 tools, in process, every default signal', 'findToolInProcessP99Ms', 'ms', 2);
   line('router CPU a Redis-backed token adds per call (16 conns)', 'redisAddedCpuPerCallUs', 'µs');
+  line('router CPU per single call, tracing on / off (always_on, exporting)', 'tracingSingleCpuRatio', '×', 2);
+  line('router CPU per batch entry, tracing on / off (always_on, exporting)', 'tracingBatchEntryCpuRatio', '×', 2);
   if (t.noHeapGrowth)
     say(
       `| no heap growth over the long run (fitted line) | < 1 MiB over ${int(HEAP_CALLS)} requests | ${(t.noHeapGrowth.measured / 2 ** 20).toFixed(2)} MiB | ${mark(t.noHeapGrowth.met)} |`,
     );
   say();
+}
+
+// --- (7) OpenTelemetry off and on ----------------------------------------------------------------
+
+async function tracingSection(): Promise<void> {
+  const { rows, ratios, exported } = await tracingCost({ dir, seconds: SECONDS, runs: RUNS, say, track, stop });
+  results.tracing = { rows, ratios, exported };
+  results.targets = {
+    ...(results.targets as object),
+    tracingSingleCpuRatio: { target: TRACING_GOAL, measured: ratios.single, met: ratios.single <= TRACING_GOAL },
+    tracingBatchEntryCpuRatio: { target: TRACING_GOAL, measured: ratios.entry, met: ratios.entry <= TRACING_GOAL },
+  };
 }
 
 async function main(): Promise<void> {
@@ -832,6 +847,7 @@ async function main(): Promise<void> {
   if (ONLY.has('heap')) await heapRun();
   if (ONLY.has('isolation')) await isolation();
   if (ONLY.has('redis')) await redisStore();
+  if (ONLY.has('tracing')) await tracingSection();
   targetsTable();
   if (ONLY.has('profile')) await profile();
   writeFileSync(join(OUT, 'last-run.json'), JSON.stringify(results, null, 2));

@@ -15,6 +15,7 @@ import { LifecycleService } from './lifecycle/lifecycle.service';
 import { registerRequestContext } from './lifecycle/request-context.hook';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';
 import { MetricsService } from './metrics/metrics.service';
+import { openTracing } from './tracing/open-tracing';
 
 /** The headers of a request must arrive within this (or the request timeout, if shorter). */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -41,14 +42,16 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   });
   adapter.getInstance().removeContentTypeParser(['application/json']);
   adapter.getInstance().addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  const logger = new JsonLogger(config.logLevel);
+  // Before the logger: a line written inside a span carries its trace and span ids.
+  const tracing = await openTracing(config.tracing);
+  const logger = new JsonLogger(config.logLevel, process.stdout, tracing.enabled ? () => tracing.currentIds() : undefined);
   let app: NestFastifyApplication;
   try {
     // Logs held back while the modules are built, and errors thrown rather than handled by Nest
     // (which logs a stack trace and exits 1): a module that proves its config only when it opens
     // it (the audit file, the pins file) throws ConfigError, which main reports as every config
     // error is reported (one `fatal` line, exit 78). Any other error keeps Nest's report.
-    app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, tracing), adapter, {
       logger,
       bodyParser: false,
       bufferLogs: true,
@@ -65,6 +68,10 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
     throw err;
   }
   app.flushLogs();
+  if (config.tracing !== undefined) {
+    const { endpoint, protocol, serviceName } = config.tracing;
+    new Logger('Tracing').log({ msg: 'exporting traces', endpoint: withoutCredentials(endpoint), protocol, serviceName });
+  }
   // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
   // controller. Added before listen(), so they apply to every route.
   app.useGlobalFilters(new ClientGoneFilter(app.getHttpAdapter()));
@@ -75,4 +82,12 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   const budget = new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes);
   registerAdmission(adapter.getInstance(), app.get(McpService), config.http.bodyLimitBytes, budget);
   return app;
+}
+
+/** A URL as it may be logged: user and password, if any, left out. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }

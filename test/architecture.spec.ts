@@ -29,6 +29,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   auth: ['common', 'config'],
   access: ['common', 'config', 'registry', 'gate', 'trust'],
   audit: ['common', 'config'],
+  tracing: ['common', 'config'],
   metrics: ['common', 'config', 'cursor'],
   trust: ['common', 'config', 'registry', 'backends', 'cursor', 'metrics', 'audit'],
   learning: ['common', 'config', 'registry', 'metrics', 'trust'],
@@ -48,8 +49,9 @@ const ALLOWED: Record<string, readonly string[]> = {
     'lifecycle',
     'trust',
     'learning',
+    'tracing',
   ],
-  mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit'],
+  mcp: ['common', 'config', 'batch', 'discovery', 'answers', 'lifecycle', 'metrics', 'auth', 'audit', 'tracing'],
   health: ['common', 'config', 'backends', 'registry', 'lifecycle', 'rate-limit'],
   reload: ['common', 'config', 'metrics', 'audit'],
 };

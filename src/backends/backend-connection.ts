@@ -3,7 +3,7 @@ import { outsideRequest } from '../common/request-context';
 import type { BackendConfig } from '../config/config.types';
 import type { OfferingCatalog } from '../registry/offering-catalog.service';
 import type { RegistryService } from '../registry/registry.service';
-import type { BackendState, BackendStatus, BackendToolResult } from './backends.types';
+import type { BackendState, BackendStatus, BackendToolResult, CallTrace } from './backends.types';
 import type { BackendChannel, ChannelCloseReason, OfferingRequest } from './channels/backend-channel';
 import { openChannel } from './channels/open-channel';
 import { CoalescingRunner } from './coalescing-runner';
@@ -99,7 +99,7 @@ export class BackendConnection {
     return this.connect();
   }
 
-  async callTool(tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
+  async callTool(tool: string, args: Record<string, unknown>, trace?: CallTrace): Promise<BackendToolResult> {
     const session = this.session;
     if (this.status !== 'up' || !session) {
       throw backendFailure.notConnected(this.name, this.status === 'up' ? 'down' : this.status);
@@ -109,7 +109,7 @@ export class BackendConnection {
     const timeoutMs = this.config.timeoutMs;
     this.inFlight++;
     try {
-      return await session.channel.call({ tool, arguments: args, timeoutMs });
+      return await session.channel.call(trace === undefined ? { tool, arguments: args, timeoutMs } : { tool, arguments: args, timeoutMs, trace });
     } catch (err) {
       const error = toRouterError(err, this.name, timeoutMs);
       // The backend's own text never reaches the message (it may echo arguments); debug only.

@@ -8,7 +8,7 @@ import { needsNewConnection } from '../config/domain/reload-plan';
 import { OfferingCatalog } from '../registry/offering-catalog.service';
 import { RegistryService } from '../registry/registry.service';
 import { BackendConnection, type ConnectionDeps } from './backend-connection';
-import type { BackendState, BackendToolResult } from './backends.types';
+import type { BackendState, BackendToolResult, CallTrace } from './backends.types';
 import { backendFailure } from './domain/backend-failures';
 import type { OfferingRequest } from './channels/backend-channel';
 import { DEFAULT_BACKOFF } from './domain/backoff';
@@ -122,10 +122,10 @@ export class BackendsService implements OnApplicationShutdown {
    * `backend_timeout` (no answer within the backend's timeoutMs), `response_too_large`, or
    * `backend_failed` (connection lost during the call, a JSON-RPC error, a malformed result).
    */
-  async callTool(backend: string, tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
+  async callTool(backend: string, tool: string, args: Record<string, unknown>, trace?: CallTrace): Promise<BackendToolResult> {
     const connection = this.connections.get(backend);
     if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
-    return connection.callTool(tool, args);
+    return connection.callTool(tool, args, trace);
   }
 
   /**

@@ -11,6 +11,18 @@ export type BackendToolResult = {
 };
 
 /**
+ * The trace a backend call belongs to (W3C Trace Context): sent with its request, in
+ * `params._meta` on every transport (spec 2026-07-28, "_meta") and as HTTP headers where there
+ * are headers, so the backend's own spans join the caller's trace.
+ */
+export interface CallTrace {
+  /** `traceparent` and, when there is one, `tracestate` of the router's span for this call. */
+  readonly context: Readonly<{ traceparent?: string; tracestate?: string }>;
+  /** A 2026-07-28 backend answered round `round` of the call with `input_required`. */
+  onInputRequired?: (round: number) => void;
+}
+
+/**
  * `connecting`: the first attempt since boot is under way. `up`: connected, calls go through.
  * `down`: not connected (failed, lost or crash-looping); calls fail at once while it retries.
  */

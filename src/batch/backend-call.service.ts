@@ -1,8 +1,13 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ToolResultLike } from '../answers/domain/bounding';
 import { BackendsService } from '../backends/backends.service';
 import type { OfferingRequest } from '../backends/channels/backend-channel';
-import type { RouterError, RouterErrorCode } from '../common/router-error';
+import type { BackendToolResult, CallTrace } from '../backends/backends.types';
+import { BACKENDS_CONFIG } from '../config/config.tokens';
+import type { BackendConfig } from '../config/config.types';
+import { ATTR, backendCallSpan, INPUT_REQUIRED_EVENT, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
+import { TRACING, type Tracing } from '../tracing/tracing';
+import { RouterError, type RouterErrorCode } from '../common/router-error';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitService, type RateLimitBucket } from '../rate-limit/rate-limit.service';
@@ -27,12 +32,21 @@ export class BackendCallService {
   private readonly logger = new Logger('BatchService');
   private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
 
+  /** Where each configured backend is reached, for its calls' client spans. */
+  private readonly addresses: ReadonlyMap<string, BackendAddress>;
+
   constructor(
     private readonly rateLimits: RateLimitService,
     private readonly backends: BackendsService,
     private readonly metrics: MetricsService,
     private readonly lifecycle: LifecycleService,
-  ) {}
+    @Inject(TRACING) private readonly tracing: Tracing,
+    @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
+  ) {
+    this.addresses = new Map(
+      backendConfigs.map((b): [string, BackendAddress] => [b.name, b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }]),
+    );
+  }
 
   /** True once the drain deadline has passed: nothing more is dispatched. */
   get stopped(): boolean {
@@ -61,7 +75,7 @@ export class BackendCallService {
     let dispatched = false;
     const call = async (): Promise<{ outcome: BackendOutcome; why: string }> => {
       dispatched = true;
-      const result = await this.backends.callTool(backend, tool, args);
+      const result = await this.callBackend(backend, tool, args);
       // Why the call failed, in the router's words (a tool error's own text may echo the arguments).
       return { outcome: result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result }, why: 'the tool answered isError: true' };
     };
@@ -120,6 +134,29 @@ export class BackendCallService {
     this.metrics.observeBackendCall(backend, outcome.kind === 'failed' ? 'error' : 'ok', seconds);
     if (outcome.kind === 'failed') this.logFailure(backend, tool, outcome.error.code, why, seconds);
     return outcome;
+  }
+
+  /**
+   * The backend call itself; with tracing on, inside a client span whose context the request
+   * carries (`params._meta`, and the `traceparent` header over HTTP), with one event per
+   * `input_required` round (architecture §8.1).
+   */
+  private callBackend(backend: string, tool: string, args: Record<string, unknown>): Promise<BackendToolResult> {
+    if (!this.tracing.enabled) return this.backends.callTool(backend, tool, args);
+    return this.tracing.inSpan(
+      () => backendCallSpan(backend, tool, this.addresses.get(backend)),
+      async (span) => {
+        const trace: CallTrace = { context: span.carrier(), onInputRequired: (round) => span.addEvent(INPUT_REQUIRED_EVENT, { [ATTR.round]: round }) };
+        try {
+          const result = await this.backends.callTool(backend, tool, args, trace);
+          if (result.isError === true) span.fail(TOOL_ERROR);
+          return result;
+        } catch (err) {
+          span.fail(err instanceof RouterError ? err.code : 'backend_failed');
+          throw err;
+        }
+      },
+    );
   }
 
   /**

@@ -23,6 +23,12 @@ import { failedCall, invalidCall, type CallPage, type Dispatched } from './domai
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 import { cursorRefusal, notDispatched } from './domain/seam-refusals';
 import { ToolResolutionService } from './tool-resolution.service';
+import { traceCallOutcome } from './call-span';
+import { ATTR, batchSpan, toolCallSpan } from '../tracing/domain/spans';
+import { TRACING, type Tracing } from '../tracing/tracing';
+
+/** The span of one `invoke_read_tool`, built only when tracing is on. */
+const SINGLE_CALL_SPAN = () => toolCallSpan('invoke_read_tool');
 
 /** The `response_too_large` answer of a batch entry, naming its share of the batch budget. */
 function tooLargeInBatch(page: Page, budget: Budget, shape: AnswerShape) {
@@ -49,6 +55,7 @@ export class BatchService {
     private readonly records: CallRecordService,
     private readonly metrics: MetricsService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
+    @Inject(TRACING) private readonly tracing: Tracing,
   ) {}
 
   /**
@@ -57,23 +64,41 @@ export class BatchService {
    * the whole `tools/call` result that carries it, serialized once: bounding measured it, the
    * audit counts it, and the caller sends it.
    */
-  async read(raw: unknown, principal: Principal): Promise<SingleResult> {
-    const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
-    const started = performance.now();
-    const dispatched = await this.dispatch(raw, principal);
-    const single =
-      dispatched.kind === 'page'
-        ? boundSingle(dispatched.page, budget, this.issuerFor(dispatched.page.binding))
-        : failedSingle(dispatched.answer, dispatched.code);
-    this.records.record('invoke_read_tool', single.answer, { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(single.wire) });
-    return single;
+  read(raw: unknown, principal: Principal): Promise<SingleResult> {
+    return this.tracing.inSpan(SINGLE_CALL_SPAN, async (span) => {
+      const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
+      const started = performance.now();
+      const dispatched = await this.dispatch(raw, principal);
+      const single =
+        dispatched.kind === 'page'
+          ? boundSingle(dispatched.page, budget, this.issuerFor(dispatched.page.binding))
+          : failedSingle(dispatched.answer, dispatched.code);
+      traceCallOutcome(this.tracing, span, single.answer, dispatched.kind === 'failed' ? dispatched.code : undefined);
+      this.records.record('invoke_read_tool', single.answer, { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(single.wire) });
+      return single;
+    });
   }
 
   /**
    * `invoke_read_tool_batch` (architecture §5): entries dispatched one after another, in order, each
    * bounded to its share of the batch budget; one entry's failure never stops the rest.
    */
-  async readBatch(args: Record<string, unknown>, principal: Principal): Promise<BatchOutcome> {
+  readBatch(args: Record<string, unknown>, principal: Principal): Promise<BatchOutcome> {
+    // The batch's span is the parent of its entries' spans (architecture §8.1).
+    return this.tracing.inSpan(batchSpan, async (span) => {
+      const outcome = await this.runBatch(args, principal);
+      if (this.tracing.enabled) {
+        if (outcome.kind === 'rejected') span.fail(outcome.code);
+        else {
+          const { counts } = outcome.batch.response;
+          span.setAttributes({ [ATTR.batchSize]: counts.total, [ATTR.batchSucceeded]: counts.succeeded, [ATTR.batchFailed]: counts.failed });
+        }
+      }
+      return outcome;
+    });
+  }
+
+  private async runBatch(args: Record<string, unknown>, principal: Principal): Promise<BatchOutcome> {
     const checked = checkBatch(args);
     if (!checked.ok) {
       this.metrics.recordBatch(Array.isArray(args.calls) ? args.calls.length : 0, 'rejected');
@@ -86,20 +111,26 @@ export class BatchService {
     const drafts: ItemDraft[] = [];
     const audits: { started: number; argsDigest: string | null }[] = [];
     for (const entry of entries) {
-      const started = performance.now();
-      const itemBudget: Budget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
-      const dispatched: Dispatched<CallPage> =
-        entry.idError !== undefined
-          ? failedCall(entry.name, null, new RouterError('invalid_call', entry.idError), null)
-          : this.backendCalls.stopped
-            ? failedCall(entry.name, null, notDispatched(), null)
-            : await this.dispatch(entry.call, principal);
-      drafts.push(
-        dispatched.kind === 'page'
-          ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeInBatch)
-          : { item: { index: entry.index, id: entry.id, ...dispatched.answer }, code: dispatched.code },
+      await this.tracing.inSpan(
+        () => toolCallSpan('batch', entry.index),
+        async (span) => {
+          const started = performance.now();
+          const itemBudget: Budget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
+          const dispatched: Dispatched<CallPage> =
+            entry.idError !== undefined
+              ? failedCall(entry.name, null, new RouterError('invalid_call', entry.idError), null)
+              : this.backendCalls.stopped
+                ? failedCall(entry.name, null, notDispatched(), null)
+                : await this.dispatch(entry.call, principal);
+          const draft: ItemDraft =
+            dispatched.kind === 'page'
+              ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeInBatch)
+              : { item: { index: entry.index, id: entry.id, ...dispatched.answer }, code: dispatched.code };
+          traceCallOutcome(this.tracing, span, draft.item, dispatched.kind === 'failed' ? dispatched.code : undefined);
+          drafts.push(draft);
+          audits.push({ started, argsDigest: dispatched.argsDigest });
+        },
       );
-      audits.push({ started, argsDigest: dispatched.argsDigest });
     }
     const batch = finishBatch(drafts, budget);
     // Counted once the whole answer is final, so later cuts are seen in metrics and audit.

@@ -18,6 +18,13 @@ import { failedCall, invalidCall, type Dispatched } from './domain/call-outcome'
 import { checkWriteCall, confirmationRefusal, needsConfirmation } from './domain/write-call';
 import { ToolResolutionService } from './tool-resolution.service';
 
+import { traceCallOutcome } from './call-span';
+import { toolCallSpan } from '../tracing/domain/spans';
+import { TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
+
+/** The span of one `invoke_tool`, built only when tracing is on. */
+const WRITE_SPAN = () => toolCallSpan('invoke_tool');
+
 /**
  * A write taken as far as the backend, or stopped to ask for confirmation (its answer whole then),
  * with the id of the confirmation it issued or used.
@@ -40,9 +47,14 @@ export class WriteService {
     private readonly backendCalls: BackendCallService,
     private readonly records: CallRecordService,
     @Inject(BUDGET_CONFIG) private readonly budgets: BudgetConfig,
+    @Inject(TRACING) private readonly tracing: Tracing,
   ) {}
 
-  async write(raw: Record<string, unknown>, principal: Principal): Promise<SingleResult> {
+  write(raw: Record<string, unknown>, principal: Principal): Promise<SingleResult> {
+    return this.tracing.inSpan(WRITE_SPAN, (span) => this.traced(raw, principal, span));
+  }
+
+  private async traced(raw: Record<string, unknown>, principal: Principal, span: TraceSpan): Promise<SingleResult> {
     const budget = { maxBytes: this.budgets.responseMaxBytes, maxItems: this.budgets.responseMaxItems };
     const started = performance.now();
     const dispatched = await this.dispatch(raw, principal);
@@ -59,6 +71,7 @@ export class WriteService {
         single = failedSingle(dispatched.answer, dispatched.code);
         break;
     }
+    traceCallOutcome(this.tracing, span, single.answer, dispatched.kind === 'failed' ? dispatched.code : undefined);
     const record = { principal, started, argsDigest: dispatched.argsDigest, bytes: utf8Bytes(single.wire), confirmationId: dispatched.confirmationId };
     this.records.record('invoke_tool', single.answer, record);
     return single;

@@ -32,6 +32,7 @@ import {
 import type { BackendConfig, DiscoveryConfig, LearningConfig, RateLimitSettings, RateLimitStoreConfig, RouterConfig } from './config.types';
 import { withDefaults } from './domain/defaults';
 import { readEnvSettings } from './domain/env-settings';
+import { readTracingSettings } from './domain/tracing-settings';
 import { expandEnv } from './domain/expand-env';
 import { buildSecurity } from './domain/security-settings';
 import { trustSettings } from './domain/trust-settings';
@@ -52,6 +53,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function loadConfig(env: Env, readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): RouterConfig {
   const problems: string[] = [];
   const settings = readEnvSettings(env, problems);
+  const tracing = readTracingSettings(env, problems);
   const path = resolve(settings.configPath ?? DEMO_CONFIG_PATH);
   let text: string;
   try {
@@ -84,6 +86,7 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
     },
     logLevel: settings.logLevel,
     lifecycle: settings.lifecycle,
+    ...(tracing !== undefined ? { tracing } : {}),
     ...config,
     source: { path, watch: settings.watchConfig },
   };

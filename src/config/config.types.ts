@@ -190,6 +190,17 @@ export interface RouterConfig {
   writes?: WritesConfig;
   /** Set by the loader; a config built in code has none, and nothing to reload. */
   source?: ConfigSource;
+  /** Set only when an OTLP traces endpoint is configured (architecture §8.1); `createApp` builds the tracing from it, before Nest. */
+  tracing?: TracingConfig;
+}
+
+/** Where the router exports its spans; everything else the OpenTelemetry SDK reads from its own variables. */
+export interface TracingConfig {
+  /** The OTLP/HTTP URL spans are POSTed to. */
+  endpoint: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** `service.name` of every span (`OTEL_SERVICE_NAME`, default `centralmcp-router`). */
+  serviceName: string;
 }
 
 /** Rate limiting's slice (architecture §7): the global and per-principal buckets. A backend's own bucket is in its BackendConfig. */

@@ -24,8 +24,12 @@ const VERBOSE_LEVEL = 15;
 export class JsonLogger implements LoggerService {
   private readonly pino: Pino<'verbose'>;
 
-  /** To stdout as a stream (not pino's own fd writer), so a line is written through `process.stdout`. */
-  constructor(level: LogLevel, destination: DestinationStream = process.stdout) {
+  /**
+   * To stdout as a stream (not pino's own fd writer), so a line is written through `process.stdout`.
+   * `traceIds`, with tracing on, gives the ids of the span being run: a line written inside one
+   * carries `traceId` and `spanId`, so a log store links it to the trace (architecture §8.1).
+   */
+  constructor(level: LogLevel, destination: DestinationStream = process.stdout, traceIds?: () => { traceId: string; spanId: string } | undefined) {
     this.pino = pino<'verbose'>(
       {
         level,
@@ -34,10 +38,17 @@ export class JsonLogger implements LoggerService {
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
         base: { pid: process.pid, hostname: hostname() },
-        mixin: () => {
-          const requestId = currentRequestId();
-          return requestId === undefined ? {} : { requestId };
-        },
+        mixin:
+          traceIds === undefined
+            ? () => {
+                const requestId = currentRequestId();
+                return requestId === undefined ? {} : { requestId };
+              }
+            : () => {
+                const requestId = currentRequestId();
+                const ids = traceIds();
+                return { ...(requestId !== undefined ? { requestId } : {}), ...ids };
+              },
       },
       destination,
     );

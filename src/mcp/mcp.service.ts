@@ -11,11 +11,18 @@ import type { GridCounter } from '../metrics/grid-counter';
 import { MetricsService } from '../metrics/metrics.service';
 import { errorMessage, parseIncoming, type RequestId } from './domain/jsonrpc';
 import { notificationVersionProblem, selectEra, type EraRefusal } from './domain/request-era';
+import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
 import { guardRequest } from './domain/request-guard';
 import { claimedVersion, METHOD_LABELS, methodLabelIndex, VERSION_LABELS, versionLabelIndex } from './domain/request-labels';
-import type { HttpAnswer } from './era-dialect';
+import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
 import { LegacyEra } from './legacy-era';
 import { ModernEra } from './modern-era';
+import { answerAttributes, requestSpan } from '../tracing/domain/spans';
+import { TRACING, type Tracing } from '../tracing/tracing';
+import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL } from './published-tools';
+
+/** The tools a request span may be named after: the router's own, a closed set. */
+const SPAN_TOOL_NAMES: ReadonlySet<string> = new Set([FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL]);
 
 /** What admission reads of an HTTP request: its head, never its body. */
 export interface McpRequestHead {
@@ -54,6 +61,7 @@ export class McpService {
     private readonly modern: ModernEra,
     @Inject(HTTP_CONFIG) private readonly http: HttpConfig,
     metrics: MetricsService,
+    @Inject(TRACING) private readonly tracing: Tracing,
   ) {
     this.requests = metrics.countMcpRequests(VERSION_LABELS, METHOD_LABELS);
   }
@@ -108,9 +116,31 @@ export class McpService {
         // Past selectEra a claimed version is a listed one. Only a tool call's work reads it (its
         // audit line), so other methods skip the context lookup.
         if (method === 'tools/call' && typeof claimed === 'string') noteProtocolVersion(claimed);
-        return (era.era === 'modern' ? this.modern : this.legacy).answer({ id, method, params, principal });
+        const dialect = era.era === 'modern' ? this.modern : this.legacy;
+        const eraRequest = { id, method, params, principal };
+        if (!this.tracing.enabled) return dialect.answer(eraRequest);
+        const version = typeof claimed === 'string' && PROTOCOL_VERSIONS.includes(claimed) ? claimed : undefined;
+        return this.traced(dialect, eraRequest, version, request.headers);
       }
     }
+  }
+
+  /**
+   * Answers inside the request's server span, which continues the caller's trace (its
+   * `params._meta` context, else its `traceparent` header: architecture §8.1).
+   */
+  private traced(dialect: EraDialect, request: EraRequest, protocolVersion: string | undefined, headers: McpRequestHead['headers']): Promise<HttpAnswer> {
+    const { id, method, params } = request;
+    const start = () => requestSpan({ method, id, protocolVersion, toolName: params.name, meta: params._meta, headers, published: SPAN_TOOL_NAMES });
+    return this.tracing.inSpan(start, async (span) => {
+      const answer = await dialect.answer(request);
+      const attributes = answerAttributes(answer.status, answer.body);
+      if (attributes !== undefined) {
+        span.setAttributes(attributes);
+        if (typeof attributes['error.type'] === 'string') span.fail(attributes['error.type']);
+      }
+      return answer;
+    });
   }
 }
 

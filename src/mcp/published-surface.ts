@@ -9,6 +9,8 @@ import type { WritesConfig } from '../config/config.types';
 import { checkFindToolInput } from './domain/find-tool-input';
 import type { RequestParams } from './domain/jsonrpc';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
+import { findToolSpan, ATTR, TOOL_ERROR } from '../tracing/domain/spans';
+import { TRACING, type Tracing } from '../tracing/tracing';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
 
 export const SERVER_INFO = { name: 'centralmcp-router', version: '0.1.0' } as const;
@@ -44,6 +46,7 @@ export class PublishedSurface {
     private readonly finder: FindToolService,
     private readonly writer: WriteService,
     @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
+    @Inject(TRACING) private readonly tracing: Tracing,
   ) {
     this.tools = Object.freeze(writes.enabled ? [...PUBLISHED_TOOLS, INVOKE_TOOL_DEFINITION] : [...PUBLISHED_TOOLS]);
     this.instructions = writes.enabled ? INSTRUCTIONS + WRITE_INSTRUCTIONS : INSTRUCTIONS;
@@ -67,19 +70,32 @@ export class PublishedSurface {
     switch (name) {
       case FIND_TOOL: {
         const input = checkFindToolInput(args);
-        if (!input.ok) return refusalResult(refusal('invalid_arguments', input.message));
-        const outcome = await this.finder.find(input.query, principal);
-        return outcome.ok ? findToolResult(outcome.answer) : refusalResult(refusal('invalid_arguments', outcome.message));
+        if (!input.ok) return this.toolError(refusalResult(refusal('invalid_arguments', input.message)));
+        const query = input.query;
+        const outcome = await this.tracing.inSpan(
+          () => findToolSpan(query.topK),
+          async (span) => {
+            const found = await this.finder.find(query, principal);
+            span.setAttributes({ [ATTR.hits]: found.ok ? found.answer.hits.length : 0 });
+            return found;
+          },
+        );
+        return outcome.ok ? findToolResult(outcome.answer) : this.toolError(refusalResult(refusal('invalid_arguments', outcome.message)));
       }
-      case INVOKE_READ_TOOL:
-        return (await this.batch.read(args, principal)).wire;
+      case INVOKE_READ_TOOL: {
+        const single = await this.batch.read(args, principal);
+        return single.answer.status === 'ok' ? single.wire : this.toolError(single.wire);
+      }
       case INVOKE_READ_TOOL_BATCH: {
         const outcome = await this.batch.readBatch(args, principal);
-        return outcome.kind === 'rejected' ? refusalResult(refusal(outcome.code, outcome.message)) : outcome.batch.wire;
+        return outcome.kind === 'rejected' ? this.toolError(refusalResult(refusal(outcome.code, outcome.message))) : outcome.batch.wire;
       }
-      case INVOKE_TOOL:
-        if (this.writes.enabled) return (await this.writer.write(args, principal)).wire;
-        return this.unknownTool();
+      case INVOKE_TOOL: {
+        if (!this.writes.enabled) return this.unknownTool();
+        const single = await this.writer.write(args, principal);
+        // A confirmation request is a question, not a failure (architecture §13).
+        return single.answer.status === 'ok' || single.answer.status === 'confirmation_required' ? single.wire : this.toolError(single.wire);
+      }
       default:
         return this.unknownTool();
     }
@@ -87,6 +103,12 @@ export class PublishedSurface {
 
   /** As the SDK's own server does: a tool error the client shows to the model (architecture §1). */
   private unknownTool(): string {
-    return refusalResult(refusal('unknown_tool', `This router publishes ${this.tools.map((t) => t.name).join(', ')} only`));
+    return this.toolError(refusalResult(refusal('unknown_tool', `This router publishes ${this.tools.map((t) => t.name).join(', ')} only`)));
+  }
+
+  /** A result with `isError: true`: the request's span says so (`error.type` `tool_error`, MCP semantic conventions). */
+  private toolError(resultJson: string): string {
+    if (this.tracing.enabled) this.tracing.current().fail(TOOL_ERROR);
+    return resultJson;
   }
 }

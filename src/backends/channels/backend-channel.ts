@@ -1,4 +1,4 @@
-import type { BackendToolResult } from '../backends.types';
+import type { BackendToolResult, CallTrace } from '../backends.types';
 import type { ListedTool } from '../domain/catalog';
 import type { OfferingCapabilities, OfferingKind } from '../../registry/domain/offerings';
 
@@ -49,6 +49,8 @@ export interface ChannelCall {
    * (MCP spec, "Cancellation").
    */
   timeoutMs: number;
+  /** With tracing on: the trace context the request carries, and where its rounds are told. */
+  trace?: CallTrace;
 }
 
 /**

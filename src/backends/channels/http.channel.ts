@@ -29,10 +29,10 @@ export class HttpChannel extends LegacySdkChannel {
     this.calls = new HttpCallClient({ backend: config.name, url, headers: config.headers, maxResponseBytes: MAX_RESPONSE_BYTES });
   }
 
-  async call({ tool, arguments: args, timeoutMs }: ChannelCall): Promise<BackendToolResult> {
+  async call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
     const session = { sessionId: this.transport.sessionId, protocolVersion: this.transport.protocolVersion };
     try {
-      return await this.calls.callTool(session, tool, args, timeoutMs);
+      return await this.calls.callTool(session, tool, args, timeoutMs, undefined, trace);
     } catch (err) {
       reportRequestFailure(err, this.events);
       throw toRouterError(err, this.config.name, timeoutMs);

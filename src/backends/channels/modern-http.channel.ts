@@ -124,10 +124,10 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
   }
 
   /** One round of a call, with the tool's `Mcp-Param-*` headers. */
-  private callRound({ tool, arguments: args, timeoutMs }: ChannelCall, deadline: number, requestState: string | undefined): Promise<RoundAnswer> {
+  private callRound({ tool, arguments: args, timeoutMs, trace }: ChannelCall, deadline: number, requestState: string | undefined): Promise<RoundAnswer> {
     const annotated = this.paramHeaders.get(tool);
     const params = annotated ? paramHeaderValues(annotated, args) : undefined;
-    return this.calls.callToolRound(this.address, tool, args, deadline, timeoutMs, params, requestState);
+    return this.calls.callToolRound(this.address, tool, args, deadline, timeoutMs, params, requestState, trace);
   }
 
   /**

@@ -13,6 +13,7 @@ import { StdioProcessTransport } from '../transports/stdio-process.transport';
 import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
 import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
 import type { EraProbe } from './era-probing.channel';
+import { withTraceMeta } from '../domain/trace-meta';
 
 /**
  * A stdio backend of the 2026-07-28 era ("modern"): what every modern channel does is its
@@ -158,9 +159,9 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
   }
 
   /** One round of a call: a request on the pipe within what is left of the call's deadline. */
-  private callRound({ tool, arguments: args }: ChannelCall, deadline: number, requestState: string | undefined): Promise<RoundAnswer> {
-    const params =
-      requestState === undefined ? { name: tool, arguments: args, _meta: this.meta } : { name: tool, arguments: args, requestState, _meta: this.meta };
+  private callRound({ tool, arguments: args, trace }: ChannelCall, deadline: number, requestState: string | undefined): Promise<RoundAnswer> {
+    const meta = withTraceMeta(this.meta, trace);
+    const params = requestState === undefined ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args, requestState, _meta: meta };
     return this.requests.request<RoundAnswer>('tools/call', params, Math.max(1, deadline - Date.now()), this.readRound);
   }
 

@@ -9,6 +9,7 @@ import { guardedFetch } from '../transports/remote-transport';
 import type { ChannelCall, ChannelEvents } from './backend-channel';
 import { LegacySdkChannel } from './legacy-sdk.channel';
 import { reportTransportError } from './transport-errors';
+import { traceFields } from '../domain/trace-meta';
 
 /**
  * A legacy HTTP+SSE backend (spec 2024-11-05 "HTTP with SSE"): answers arrive on the event stream,
@@ -25,10 +26,13 @@ export class SseChannel extends LegacySdkChannel {
     super(config, events, new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch }));
   }
 
-  async call({ tool, arguments: args, timeoutMs }: ChannelCall): Promise<BackendToolResult> {
+  async call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
     let result: unknown;
+    // The SDK transport's headers are fixed per connection: the trace context travels in `_meta` only.
+    const meta = traceFields(trace);
+    const params = meta === undefined ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: meta };
     try {
-      result = await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, ResultSchema, { timeout: timeoutMs });
+      result = await this.client.request({ method: 'tools/call', params }, ResultSchema, { timeout: timeoutMs });
     } catch (err) {
       throw toRouterError(err, this.config.name, timeoutMs);
     }

@@ -8,6 +8,7 @@ import { StdioRequests } from '../protocol/stdio-requests';
 import { StdioProcessTransport } from '../transports/stdio-process.transport';
 import type { ChannelCall, ChannelEvents } from './backend-channel';
 import { LegacySdkChannel } from './legacy-sdk.channel';
+import { traceFields } from '../domain/trace-meta';
 
 /**
  * A stdio backend of the 2025 eras (spec "Transports › stdio"): a child process of its own process
@@ -40,9 +41,11 @@ export class StdioChannel extends LegacySdkChannel {
     }
   }
 
-  async call({ tool, arguments: args, timeoutMs }: ChannelCall): Promise<BackendToolResult> {
+  async call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
+    const meta = traceFields(trace);
+    const params = meta === undefined ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: meta };
     try {
-      return await this.requests.request<BackendToolResult>('tools/call', { name: tool, arguments: args }, timeoutMs, this.readCall);
+      return await this.requests.request<BackendToolResult>('tools/call', params, timeoutMs, this.readCall);
     } catch (err) {
       throw toRouterError(err, this.config.name, timeoutMs);
     }

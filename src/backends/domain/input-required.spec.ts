@@ -134,3 +134,10 @@ test("a round's own failure is the call's failure", async () => {
   const send = (): Promise<RoundAnswer> => (n++ === 0 ? Promise.resolve(busy('1')) : Promise.reject(err));
   await assert.rejects(callInRounds(send, rounds()), (e) => e === err);
 });
+
+test('each round answered input_required is told, numbered from 1, and the final answer is not', async () => {
+  const backend = scripted([busy('s1'), busy('s2'), done]);
+  const told: number[] = [];
+  assert.deepEqual(await callInRounds(backend.send, rounds(10_000, { onInputRequired: (round) => told.push(round) })), done);
+  assert.deepEqual(told, [1, 2]);
+});

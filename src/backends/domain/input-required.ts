@@ -57,6 +57,8 @@ export interface RoundsOptions {
   /** Time left until the call's deadline, in ms. */
   remainingMs: () => number;
   pause: (ms: number) => Promise<void>;
+  /** Told of each round answered with `input_required` (the call's span records it as an event). */
+  onInputRequired?: (round: number) => void;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function callInRounds(send: (requestState: string | undefined) => P
   for (let round = 1; ; round++) {
     const answer = await send(requestState);
     if (!isInputRequired(answer)) return answer;
+    o.onInputRequired?.(round);
     if (answer.inputMethods.length > 0) throw backendFailure.inputRequested(o.backend, answer.inputMethods);
     if (round >= o.maxRounds) throw backendFailure.roundsExhausted(o.backend, round);
     if (o.remainingMs() <= o.pauseMs) throw backendFailure.timedOutBetweenRounds(o.backend, o.timeoutMs, round);

@@ -1,6 +1,7 @@
 import type { ClientRequest } from 'node:http';
 import type { RouterError } from '../../common/router-error';
-import type { BackendToolResult } from '../backends.types';
+import type { BackendToolResult, CallTrace } from '../backends.types';
+import { traceFields, withTraceMeta } from '../domain/trace-meta';
 import { backendFailure } from '../domain/backend-failures';
 import { type CallAnswer, modernOutcomeOf, outcomeOf, readCallAnswer } from '../domain/call-answer';
 import type { RoundAnswer } from '../domain/input-required';
@@ -70,8 +71,9 @@ export class HttpCallClient {
     timeoutMs: number,
     /** 2026-07-28 `Mcp-Param-*` headers of this call (the tool's `x-mcp-header` annotations). */
     paramHeaders?: Record<string, string>,
+    trace?: CallTrace,
   ): Promise<BackendToolResult> {
-    return this.exchangeCall<BackendToolResult>(session, tool, args, Date.now() + timeoutMs, timeoutMs, paramHeaders, undefined, this.readLegacyCall);
+    return this.exchangeCall<BackendToolResult>(session, tool, args, Date.now() + timeoutMs, timeoutMs, paramHeaders, undefined, this.readLegacyCall, trace);
   }
 
   /**
@@ -88,8 +90,9 @@ export class HttpCallClient {
     timeoutMs: number,
     paramHeaders: Record<string, string> | undefined,
     requestState: string | undefined,
+    trace?: CallTrace,
   ): Promise<RoundAnswer> {
-    return this.exchangeCall<RoundAnswer>(session, tool, args, deadline, timeoutMs, paramHeaders, requestState, this.readRound);
+    return this.exchangeCall<RoundAnswer>(session, tool, args, deadline, timeoutMs, paramHeaders, requestState, this.readRound, trace);
   }
 
   /**
@@ -127,15 +130,23 @@ export class HttpCallClient {
     paramHeaders: Record<string, string> | undefined,
     requestState: string | undefined,
     read: (message: unknown, id: string, final: boolean) => T | Error | undefined,
+    trace: CallTrace | undefined,
   ): Promise<T> {
     const id = this.tracker.nextId();
     // The 2025 call builds the same params as before; only a retry carries `requestState`.
+    const meta = withTraceMeta(session.envelope?.meta, trace);
     const params =
       requestState === undefined
-        ? { name: tool, arguments: args, ...(session.envelope ? { _meta: session.envelope.meta } : {}) }
-        : { name: tool, arguments: args, requestState, ...(session.envelope ? { _meta: session.envelope.meta } : {}) };
+        ? { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }
+        : { name: tool, arguments: args, requestState, ...(meta ? { _meta: meta } : {}) };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
-    const post = this.transport.post(id, body, session, { method: 'tools/call', name: tool, paramHeaders, errorStatusAnswers: false });
+    const post = this.transport.post(id, body, session, {
+      method: 'tools/call',
+      name: tool,
+      paramHeaders,
+      traceHeaders: traceFields(trace),
+      errorStatusAnswers: false,
+    });
     return this.tracker.track(id, Math.max(1, deadline - Date.now()), timeoutMs, read, post, true);
   }
 

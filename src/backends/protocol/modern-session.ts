@@ -122,6 +122,7 @@ export class ModernSession {
         pauseMs: INPUT_RETRY_PAUSE_MS,
         remainingMs: () => deadline - Date.now(),
         pause: (ms) => delay(ms),
+        onInputRequired: request.trace?.onInputRequired,
       });
     } catch (err) {
       this.report(err);

@@ -55,6 +55,8 @@ export interface PostOptions {
   method: string;
   name?: string;
   paramHeaders?: Record<string, string>;
+  /** `traceparent` and `tracestate` of a traced call (W3C Trace Context). */
+  traceHeaders?: Record<string, string>;
   /** A 4xx answer is read as an answer rather than refused (requests outside the hot path). */
   errorStatusAnswers: boolean;
 }
@@ -150,7 +152,7 @@ export class HttpClientTransport {
   private start(post: Post): void {
     const { id } = post;
     let responded = false;
-    const req = this.open(post.session, post.body, post.options.method, post.options.name, post.options.paramHeaders);
+    const req = this.open(post.session, post.body, post.options.method, post.options.name, post.options.paramHeaders, true, post.options.traceHeaders);
     post.req = req;
     // Only the request that is the POST's now speaks for it: not one given up on a stale socket.
     req.on('close', () => {
@@ -246,7 +248,15 @@ export class HttpClientTransport {
    * 2026-07-28 backend, the MCP request headers (spec "Request Metadata"). On the pool, unless
    * `pooled` is false (a stream that stays open).
    */
-  private open(session: HttpSessionInfo, body: string, method: string, name?: string, paramHeaders?: Record<string, string>, pooled = true): ClientRequest {
+  private open(
+    session: HttpSessionInfo,
+    body: string,
+    method: string,
+    name?: string,
+    paramHeaders?: Record<string, string>,
+    pooled = true,
+    traceHeaders?: Record<string, string>,
+  ): ClientRequest {
     const req = this.send(this.options.url, {
       method: 'POST',
       agent: pooled ? this.agent : false,
@@ -259,6 +269,7 @@ export class HttpClientTransport {
         ...(session.protocolVersion !== undefined ? { 'mcp-protocol-version': session.protocolVersion } : {}),
         ...(session.envelope ? requestHeaders(method, name) : {}),
         ...paramHeaders,
+        ...traceHeaders,
       },
     });
     req.end(body);

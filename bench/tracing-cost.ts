@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BATCH_SIZE } from './call-rows';
+import { freePort, load, type LoadResult, medianOf, nullConfig, type Proc, type RouterProc, startNullHttp, startRouter, toolCall } from './harness';
+
+/** What the tracing section needs of `npm run bench`'s runner. */
+export interface SectionContext {
+  dir: string;
+  seconds: number;
+  /** Runs per figure; the median is kept. */
+  runs: number;
+  say(line?: string): void;
+  track<T extends Proc>(p: Promise<T>): Promise<T>;
+  stop(proc: Proc): Promise<void>;
+}
+
+/**
+ * Tracing on as the bench runs it: every request sampled, spans batched to a local OTLP receiver.
+ * The queue is large enough that no span is dropped (the SDK's default of 2048 per 5 s would drop
+ * most of them at these rates, which would make tracing look cheaper than exporting is).
+ */
+export const TRACING_ON = (endpoint: string): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+  OTEL_TRACES_SAMPLER: 'always_on',
+  OTEL_BSP_SCHEDULE_DELAY: '500',
+  OTEL_BSP_MAX_QUEUE_SIZE: '200000',
+});
+/** Few connections: on this shared 2-core machine 16 leave batches of 25 waiting past a run's end. */
+const CONNECTIONS = 4;
+
+/** The goal: tracing on costs at most this many times the router CPU of tracing off. */
+export const TRACING_GOAL = 1.25;
+
+/**
+ * Section 7: router CPU per single call and per batch entry with tracing off and on, two routers
+ * side by side against one null HTTP backend, measured in alternation (off, on, off, on, …) so
+ * both see the same load from the rest of the machine; the median of each is kept. "On" samples
+ * every request (`always_on`) and exports over OTLP/HTTP protobuf to a receiver in this process
+ * that reads and counts what it is sent (its CPU is not the router's).
+ */
+export async function tracingCost(
+  c: SectionContext,
+): Promise<{ rows: Record<string, LoadResult>; ratios: { single: number; entry: number }; exported: { requests: number; bytes: number } }> {
+  c.say('## 7. Tracing: router CPU with OpenTelemetry off and on');
+  c.say();
+  const receiver = await startCountingReceiver();
+  const nullPort = await freePort();
+  const nul = await c.track(startNullHttp(nullPort));
+  const config = nullConfig(`http://127.0.0.1:${nullPort}/mcp`);
+  const routers: Record<'off' | 'on', RouterProc> = {
+    off: await c.track(startRouter(c.dir, config)),
+    on: await c.track(startRouter(c.dir, config, { env: TRACING_ON(receiver.endpoint) })),
+  };
+  const shapes = [
+    {
+      shape: 'single call',
+      body: toolCall('invoke_read_tool', { name: 'fast', server: 'null' }),
+      perRequest: 1,
+      ok: (b: string) => b.includes('"status":"ok"'),
+    },
+    {
+      shape: `batch of ${BATCH_SIZE}, per entry`,
+      body: toolCall('invoke_read_tool_batch', { calls: Array.from({ length: BATCH_SIZE }, () => ({ name: 'fast', server: 'null' })) }),
+      perRequest: BATCH_SIZE,
+      ok: (b: string) => b.includes('"failed":0'),
+    },
+  ];
+  c.say(`| shape (HTTP backend, ${CONNECTIONS} conns) | tracing | tool calls/s | request p99 ms | router CPU µs per tool call | on/off | failures |`);
+  c.say('|---|---|---:|---:|---:|---:|---:|');
+  const rows: Record<string, LoadResult> = {};
+  const cpu: Record<string, number> = {};
+  const modes = ['off', 'on'] as const;
+  for (const s of shapes) {
+    const run = (mode: 'off' | 'on', seconds: number, watch: boolean) =>
+      load({
+        url: routers[mode].url,
+        body: s.body,
+        connections: CONNECTIONS,
+        durationSeconds: seconds,
+        verify: s.ok,
+        watch: watch ? { router: routers[mode].pid } : {},
+      });
+    for (const mode of modes) await run(mode, Math.min(2, c.seconds), false);
+    const runs: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
+    for (let i = 0; i < c.runs; i++) for (const mode of modes) runs[mode].push(await run(mode, c.seconds, true));
+    for (const mode of modes) {
+      const r = medianOf(runs[mode]);
+      rows[`${s.shape}/${mode}`] = r;
+      cpu[`${s.shape}/${mode}`] = r.cpuPerRequest.router / s.perRequest;
+      const ratio = mode === 'on' ? `${(cpu[`${s.shape}/on`] / cpu[`${s.shape}/off`]).toFixed(2)}×` : '';
+      c.say(
+        `| ${s.shape} | ${mode} | ${Math.round(r.requestsPerSecond * s.perRequest).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${Math.round(cpu[`${s.shape}/${mode}`])} | ${ratio} | ${r.failures} |`,
+      );
+    }
+  }
+  const ratios = { single: cpu['single call/on'] / cpu['single call/off'], entry: cpu[`${shapes[1].shape}/on`] / cpu[`${shapes[1].shape}/off`] };
+  const exported = { requests: receiver.requests, bytes: receiver.bytes };
+  c.say();
+  c.say(
+    `Goal: on at most ${TRACING_GOAL}× off. Single call ${ratios.single.toFixed(2)}× (${ratios.single <= TRACING_GOAL ? 'met' : '**missed**'}), batch entry ${ratios.entry.toFixed(2)}× (${ratios.entry <= TRACING_GOAL ? 'met' : '**missed**'}). The receiver got ${exported.requests.toLocaleString('en-US')} exports, ${(exported.bytes / 1048576).toFixed(1)} MiB.`,
+  );
+  c.say();
+  await c.stop(routers.on);
+  await c.stop(routers.off);
+  await c.stop(nul);
+  await receiver.close();
+  return { rows, ratios, exported };
+}
+
+/** An OTLP/HTTP endpoint that reads each export whole, counts it and answers success. */
+export async function startCountingReceiver(): Promise<{ endpoint: string; requests: number; bytes: number; close(): Promise<void> }> {
+  const counts = { requests: 0, bytes: 0 };
+  const server: Server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (counts.bytes += chunk.length));
+    req.on('end', () => {
+      counts.requests++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    get requests() {
+      return counts.requests;
+    },
+    get bytes() {
+      return counts.bytes;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { answerAttributes, backendCallSpan, callOutcomeAttributes, carrierOf, requestSpan, toolCallSpan } from './spans';
+
+const CLIENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+const HTTP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const PUBLISHED = new Set(['find_tool', 'invoke_read_tool']);
+
+test('a request span is named after a published tool only, and carries the MCP attributes', () => {
+  const call = requestSpan({ method: 'tools/call', id: 7, protocolVersion: '2025-11-25', toolName: 'invoke_read_tool', headers: {}, published: PUBLISHED });
+  assert.equal(call.name, 'tools/call invoke_read_tool');
+  assert.equal(call.kind, 'server');
+  assert.deepEqual(call.attributes, {
+    'mcp.method.name': 'tools/call',
+    'jsonrpc.request.id': '7',
+    'network.transport': 'tcp',
+    'network.protocol.name': 'http',
+    'mcp.protocol.version': '2025-11-25',
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'invoke_read_tool',
+  });
+  // Any other name is the caller's text: an attribute at most, never the span's name.
+  assert.equal(requestSpan({ method: 'tools/call', id: 1, toolName: 'whatever_you_like', headers: {}, published: PUBLISHED }).name, 'tools/call');
+  assert.equal(requestSpan({ method: 'tools/list', id: 'a', headers: {}, published: PUBLISHED }).name, 'tools/list');
+});
+
+test('the parent comes from params._meta first, then from the HTTP headers; a differing header is a link', () => {
+  const headers = { traceparent: HTTP, tracestate: 'a=1' };
+  const fromHeaders = requestSpan({ method: 'ping', id: 1, headers, published: PUBLISHED });
+  assert.deepEqual(fromHeaders.parent, { traceparent: HTTP, tracestate: 'a=1' });
+  assert.equal(fromHeaders.link, undefined);
+  const both = requestSpan({ method: 'ping', id: 1, meta: { traceparent: CLIENT }, headers, published: PUBLISHED });
+  assert.deepEqual(both.parent, { traceparent: CLIENT });
+  assert.deepEqual(both.link, { traceparent: HTTP, tracestate: 'a=1' });
+  const none = requestSpan({ method: 'ping', id: 1, meta: { traceparent: 42 }, headers: {}, published: PUBLISHED });
+  assert.deepEqual(none.parent, {}, 'no caller context: a new trace');
+});
+
+test('carriers take string fields only, and only with a traceparent', () => {
+  assert.equal(carrierOf(undefined), undefined);
+  assert.equal(carrierOf({ tracestate: 'a=1' }), undefined);
+  assert.deepEqual(carrierOf({ traceparent: CLIENT, tracestate: 7 }), { traceparent: CLIENT });
+});
+
+test('an answer marks its span only when it is a JSON-RPC error or not HTTP 200', () => {
+  assert.equal(answerAttributes(200, '{"jsonrpc":"2.0","id":1,"result":{}}'), undefined);
+  assert.deepEqual(answerAttributes(200, { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'x' } }), { 'error.type': '-32602' });
+  assert.deepEqual(answerAttributes(404, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'x' } }), {
+    'http.response.status_code': 404,
+    'error.type': '-32601',
+  });
+});
+
+test('a tool call span says its entrypoint, then what the call resolved to and how it ended', () => {
+  assert.deepEqual(toolCallSpan('batch', 3), {
+    name: 'batch',
+    kind: 'internal',
+    attributes: { 'centralmcp.entrypoint': 'batch', 'gen_ai.operation.name': 'execute_tool', 'centralmcp.batch.index': 3 },
+  });
+  assert.deepEqual(callOutcomeAttributes({ tool: 'read_file', server: 'files', status: 'error', code: 'backend_timeout' }), {
+    'centralmcp.status': 'error',
+    'gen_ai.tool.name': 'read_file',
+    'centralmcp.backend': 'files',
+    'error.type': 'backend_timeout',
+  });
+  assert.deepEqual(callOutcomeAttributes({ tool: '', server: null, status: 'invalid_call' }), { 'centralmcp.status': 'invalid_call', 'gen_ai.tool.name': '' });
+});
+
+test('a backend call is a client span with the transport the MCP conventions name', () => {
+  const http = backendCallSpan('docs', 'search', { transport: 'http', url: 'https://docs.internal/mcp' });
+  assert.equal(http.name, 'tools/call search');
+  assert.equal(http.kind, 'client');
+  assert.equal(http.attributes['network.transport'], 'tcp');
+  assert.equal(http.attributes['server.address'], 'docs.internal');
+  assert.equal(http.attributes['server.port'], 443);
+  assert.equal(backendCallSpan('docs', 'search', { transport: 'http', url: 'http://127.0.0.1:9000/mcp' }).attributes['server.port'], 9000);
+  const stdio = backendCallSpan('files', 'read_file', { transport: 'stdio' });
+  assert.equal(stdio.attributes['network.transport'], 'pipe');
+  assert.equal(stdio.attributes['server.address'], undefined);
+});

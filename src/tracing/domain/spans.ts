@@ -1,0 +1,168 @@
+import type { SpanAttributes, SpanStart, TraceCarrier } from '../tracing';
+
+/**
+ * Attribute names: the OpenTelemetry semantic conventions for MCP and GenAI where they have one
+ * (`mcp.*`, `gen_ai.*`, `jsonrpc.*`, `error.type`, `network.*`, `server.*`), the router's own under
+ * `centralmcp.` where they do not. Values are names, counts and closed codes: never arguments,
+ * results or query text (architecture §10).
+ */
+export const ATTR = {
+  method: 'mcp.method.name',
+  protocolVersion: 'mcp.protocol.version',
+  requestId: 'jsonrpc.request.id',
+  toolName: 'gen_ai.tool.name',
+  operation: 'gen_ai.operation.name',
+  errorType: 'error.type',
+  transport: 'network.transport',
+  protocolName: 'network.protocol.name',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  httpStatus: 'http.response.status_code',
+  entrypoint: 'centralmcp.entrypoint',
+  backend: 'centralmcp.backend',
+  status: 'centralmcp.status',
+  batchSize: 'centralmcp.batch.size',
+  batchIndex: 'centralmcp.batch.index',
+  batchSucceeded: 'centralmcp.batch.succeeded',
+  batchFailed: 'centralmcp.batch.failed',
+  hits: 'centralmcp.find_tool.hits',
+  round: 'centralmcp.round',
+} as const;
+
+/** `error.type` of a tool result with `isError: true` (MCP semantic conventions). */
+export const TOOL_ERROR = 'tool_error';
+/** The event a backend call records for each `input_required` round (spec 2026-07-28, multi round-trip requests). */
+export const INPUT_REQUIRED_EVENT = 'mcp.input_required';
+/** Longest tool name put in an attribute: the catalog's own bound (architecture §4). */
+const MAX_NAME_CHARS = 200;
+
+/** What the endpoint knows of one JSON-RPC request when its span starts. */
+export interface RequestFacts {
+  method: string;
+  id: string | number;
+  /** The protocol version the request was served in, when it named one. */
+  protocolVersion?: string;
+  /** `params.name` of a `tools/call`. */
+  toolName?: unknown;
+  /** `params._meta` as sent. */
+  meta?: unknown;
+  /** The HTTP request's `traceparent` and `tracestate` headers. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The tools the router publishes: only these name a span (a span name must stay a small set). */
+  published: ReadonlySet<string>;
+}
+
+/**
+ * The server span of one request at `/mcp` (MCP semantic conventions, "Server"): named
+ * `{method} {tool}` for a published tool, else `{method}`. Its parent is the caller's context from
+ * `params._meta` (the MCP carrier), else from the HTTP headers; when both are there and differ, the
+ * HTTP one is a link.
+ */
+export function requestSpan(r: RequestFacts): SpanStart {
+  const tool = typeof r.toolName === 'string' && r.toolName.length <= MAX_NAME_CHARS ? r.toolName : undefined;
+  const attributes: Record<string, string | number | boolean> = {
+    [ATTR.method]: r.method,
+    [ATTR.requestId]: String(r.id),
+    [ATTR.transport]: 'tcp',
+    [ATTR.protocolName]: 'http',
+  };
+  if (r.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = r.protocolVersion;
+  if (r.method === 'tools/call') attributes[ATTR.operation] = 'execute_tool';
+  if (tool !== undefined) attributes[ATTR.toolName] = tool;
+  const fromMeta = carrierOf(r.meta);
+  const fromHeaders = carrierOf({ traceparent: first(r.headers.traceparent), tracestate: first(r.headers.tracestate) });
+  const parent = fromMeta ?? fromHeaders ?? {};
+  const link = fromMeta !== undefined && fromHeaders !== undefined && fromHeaders.traceparent !== fromMeta.traceparent ? fromHeaders : undefined;
+  return {
+    name: tool !== undefined && r.published.has(tool) ? `${r.method} ${tool}` : r.method,
+    kind: 'server',
+    attributes,
+    parent,
+    ...(link !== undefined ? { link } : {}),
+  };
+}
+
+/** What the request span says of the answer: a JSON-RPC error's code, or an HTTP status other than 200. */
+export function answerAttributes(status: number, body: unknown): SpanAttributes | undefined {
+  const code = errorCodeOf(body);
+  if (code === undefined && status === 200) return undefined;
+  return { ...(status !== 200 ? { [ATTR.httpStatus]: status } : {}), ...(code !== undefined ? { [ATTR.errorType]: String(code) } : {}) };
+}
+
+/** The span of one call through the dispatch seam, named by its entrypoint (the tool is known once resolved). */
+export function toolCallSpan(entrypoint: string, batchIndex?: number): SpanStart {
+  return {
+    name: entrypoint,
+    kind: 'internal',
+    attributes: {
+      [ATTR.entrypoint]: entrypoint,
+      [ATTR.operation]: 'execute_tool',
+      ...(batchIndex !== undefined ? { [ATTR.batchIndex]: batchIndex } : {}),
+    },
+  };
+}
+
+/** How a call through the seam ended: the tool and backend it resolved to, its status and, failed, its code. */
+export function callOutcomeAttributes(o: { tool: string | null; server: string | null; status: string; code?: string }): SpanAttributes {
+  return {
+    [ATTR.status]: o.status,
+    ...(o.tool !== null && o.tool.length <= MAX_NAME_CHARS ? { [ATTR.toolName]: o.tool } : {}),
+    ...(o.server !== null ? { [ATTR.backend]: o.server } : {}),
+    ...(o.code !== undefined ? { [ATTR.errorType]: o.code } : {}),
+  };
+}
+
+/** The span of a whole `invoke_read_tool_batch`: its entries' spans are its children. */
+export function batchSpan(): SpanStart {
+  return { name: 'invoke_read_tool_batch', kind: 'internal', attributes: { [ATTR.entrypoint]: 'batch' } };
+}
+
+/** Where a backend is reached, for its client spans (MCP semantic conventions, "Recording MCP transport"). */
+export type BackendAddress = { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string };
+
+/** The client span of one `tools/call` to a backend (MCP semantic conventions, "Client"). */
+export function backendCallSpan(backend: string, tool: string, address: BackendAddress | undefined): SpanStart {
+  const attributes: Record<string, string | number | boolean> = {
+    [ATTR.method]: 'tools/call',
+    [ATTR.operation]: 'execute_tool',
+    [ATTR.toolName]: tool,
+    [ATTR.backend]: backend,
+  };
+  if (address?.transport === 'stdio') attributes[ATTR.transport] = 'pipe';
+  else if (address !== undefined) {
+    attributes[ATTR.transport] = 'tcp';
+    attributes[ATTR.protocolName] = 'http';
+    const url = new URL(address.url);
+    attributes[ATTR.serverAddress] = url.hostname;
+    attributes[ATTR.serverPort] = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  }
+  return { name: `tools/call ${tool}`, kind: 'client', attributes, leaf: true };
+}
+
+/** The span of one `find_tool` search; its hit count is set when it ends. */
+export function findToolSpan(topK: number): SpanStart {
+  return { name: 'find_tool', kind: 'internal', attributes: { [ATTR.entrypoint]: 'find_tool', 'centralmcp.find_tool.top_k': topK } };
+}
+
+/**
+ * A W3C carrier from a `_meta` object or header values: only string fields, and only with a
+ * `traceparent` (a `tracestate` alone continues nothing).
+ */
+export function carrierOf(source: unknown): TraceCarrier | undefined {
+  if (source === null || typeof source !== 'object') return undefined;
+  const { traceparent, tracestate } = source as Record<string, unknown>;
+  if (typeof traceparent !== 'string') return undefined;
+  return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The code of a JSON-RPC error message (a number, or a string some servers send). */
+function errorCodeOf(body: unknown): number | string | undefined {
+  if (body === null || typeof body !== 'object' || !('error' in body)) return undefined;
+  const { error } = body;
+  if (error === null || typeof error !== 'object' || !('code' in error)) return undefined;
+  return typeof error.code === 'number' || typeof error.code === 'string' ? error.code : undefined;
+}
