@@ -101,6 +101,17 @@ describe('a backend that is down, and writes that are off', () => {
     assert.match(answer.error!.message, /files is not connected \(down\)/);
   });
 
+  test('a name no connected server serves, without `server`, says which servers are down and may serve it', async () => {
+    const answer = await client.read('read_media_file_v2', undefined, { path: join(dir, 'notes.txt') });
+    assert.equal(answer.status, 'unknown_tool', JSON.stringify(answer));
+    assert.equal(answer.error!.code, 'unknown_tool');
+    assert.match(answer.error!.message, /this server is not connected and may serve it: files \(down\); try again shortly/);
+    // A name a connected server serves resolves there, down twin or not.
+    const served = await client.read('read_text_file', undefined, { path: join(dir, 'notes.txt') });
+    assert.equal(served.status, 'ok', JSON.stringify(served));
+    assert.equal(served.server, 'disk');
+  });
+
   test('every find_tool answer notes the server that is down', async () => {
     const matched = await client.call('find_tool', { query: 'read a text file' });
     assert.equal(matched.hits[0].server, 'disk');

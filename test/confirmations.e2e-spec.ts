@@ -4,17 +4,22 @@ import { join } from 'node:path';
 import { after, afterEach, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomBytes } from 'node:crypto';
 import { BackendsService } from '../src/backends/backends.service';
+import type { RateLimitStoreConfig } from '../src/config/config.types';
+import { LifecycleService } from '../src/lifecycle/lifecycle.service';
 import { until, waitFor } from './support/backend-processes';
 import { SERVER_ENTRIES } from './support/backend-servers';
+import { startRedisServer, type RedisServer } from './support/redis-server';
 import { killTree } from './support/reaper';
 import { spawnRouter, stdioBackendYaml, type SpawnedRouter } from './support/router-process';
 import { filesBackend, readAsModel, startRouter, tempDir, testConfig, type RunningRouter, type SingleAnswer, type ToolResult } from './support/router';
 
 /**
  * A confirmation token is used up only when its call is dispatched, and never becomes good again:
- * a refusal on the way (rate limit, backend down) leaves it usable for the same call; a restart of
- * a router whose record of used tokens lived in its memory does not make a used one valid.
+ * a refusal on the way (rate limit, backend down, the drain) leaves it usable for the same call; a
+ * restart of a router whose record of used tokens lived in its memory does not make a used one
+ * valid (nor an unused one: that record died with the process).
  */
 
 async function invoke(client: Client, args: Record<string, unknown>): Promise<SingleAnswer> {
@@ -112,6 +117,72 @@ describe('a confirmed write refused before dispatch keeps its token', () => {
     const confirmed = await invoke(client, { name: 'write_file', arguments: args, confirm: token });
     assert.equal(confirmed.status, 'ok', JSON.stringify(confirmed));
     assert.equal(readFileSync(target, 'utf8'), 'written when the backend is back');
+  });
+});
+
+describe('a confirmed write refused by the drain before dispatch (record in Redis)', () => {
+  let redis: RedisServer | undefined;
+  const routers: RunningRouter[] = [];
+  after(async () => {
+    await Promise.allSettled(routers.map((r) => r.close()));
+    await redis?.stop();
+  });
+
+  test('answers "not dispatched" at the drain deadline, and the same token runs the write once on another replica', async () => {
+    redis = await startRedisServer();
+    const dir = tempDir();
+    writeFileSync(join(dir, 'other.txt'), 'other');
+    const secret = randomBytes(32);
+    const store: RateLimitStoreConfig = {
+      kind: 'redis',
+      url: redis.url,
+      keyPrefix: `drain-confirm-${process.pid}:`,
+      connectTimeoutMs: 1000,
+      commandTimeoutMs: 500,
+      fail: 'closed',
+      replicas: 2,
+    };
+    const writes = { enabled: true, allow: ['files:*'], deny: [] };
+    // Replica A: one token every 10 s for its files backend, so the confirmed write waits for one
+    // when the drain begins; a drain deadline far shorter than that wait.
+    const a = await startRouter(
+      testConfig([filesBackend(dir, { env: {}, rateLimit: { ratePerSecond: 0.1, burst: 1, maxWaitMs: 30_000 } })], {
+        cursor: { ttlSeconds: 900, secret },
+        rateLimitStore: store,
+        writes,
+        lifecycle: { drainTimeoutMs: 300 },
+      }),
+    );
+    routers.push(a);
+    const client = await a.connect();
+    const target = join(dir, 'drained.txt');
+    const args = { path: target, content: 'written by the other replica' };
+    const token = await confirmationFor(client, args);
+    const read = await client.callTool({ name: 'invoke_read_tool', arguments: { name: 'read_text_file', arguments: { path: join(dir, 'other.txt') } } });
+    assert.equal(readAsModel(read as ToolResult).head.status, 'ok');
+
+    const lifecycle = a.app.get(LifecycleService);
+    const waiting = invoke(client, { name: 'write_file', arguments: args, confirm: token });
+    await waitFor(() => lifecycle.inFlight === 1, 15_000, 'the confirmed write in flight');
+    // What SIGTERM runs (main.ts): the drain, whose deadline passes while the write waits.
+    const drained = await lifecycle.drain();
+    assert.equal(drained.idle, false);
+    const refused = await waiting;
+    assert.equal(refused.status, 'error', JSON.stringify(refused));
+    assert.equal(refused.error?.code, 'shutting_down');
+    assert.equal(refused.error?.message, 'router shutting down: the call was not dispatched');
+    assert.equal(existsSync(target), false, 'nothing was called');
+
+    // Replica B shares the Redis record and the cursor key (no rate limit of its own).
+    const b = await startRouter(testConfig([filesBackend(dir, { env: {} })], { cursor: { ttlSeconds: 900, secret }, rateLimitStore: store, writes }));
+    routers.push(b);
+    const other = await b.connect();
+    const confirmed = await invoke(other, { name: 'write_file', arguments: args, confirm: token });
+    assert.equal(confirmed.status, 'ok', JSON.stringify(confirmed));
+    assert.equal(readFileSync(target, 'utf8'), 'written by the other replica');
+    const replay = await invoke(other, { name: 'write_file', arguments: args, confirm: token });
+    assert.equal(replay.status, 'blocked');
+    assert.match(replay.error?.message ?? '', /already used/);
   });
 });
 

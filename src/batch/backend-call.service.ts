@@ -55,7 +55,8 @@ export class BackendCallService {
 
   /**
    * The call's outcome, or `shutting_down` as soon as the drain deadline passes: the caller gets its
-   * answer now, and the backend call left behind ends when the backends close.
+   * answer now ("not dispatched" while it still waits for a rate-limit token, "stopped at the drain
+   * deadline" once dispatched), and the backend call left behind ends when the backends close.
    *
    * `beforeDispatch` is the last check, once every other refusal is behind: the backend is known to
    * be up and nothing but the call itself is left. A write uses up its confirmation there, so that
@@ -71,12 +72,14 @@ export class BackendCallService {
   ): Promise<BackendOutcome> {
     // Checked before the call starts: a stopped router takes no token and reaches no backend.
     if (this.stopped) return Promise.resolve(failed(notDispatched()));
+    let dispatched = false;
     const call = async (): Promise<{ outcome: BackendOutcome; why: string }> => {
+      dispatched = true;
       const result = await this.callBackend(backend, tool, args);
       // Why the call failed, in the router's words (a tool error's own text may echo the arguments).
       return { outcome: result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result }, why: 'the tool answered isError: true' };
     };
-    return this.lifecycle.untilStopped(this.limited(backend, tool, principal, call, beforeDispatch), () => failed(stoppedAtDeadline()));
+    return this.lifecycle.untilStopped(this.limited(backend, tool, principal, call, beforeDispatch), () => failed(atDeadline(dispatched)));
   }
 
   /**
@@ -86,8 +89,12 @@ export class BackendCallService {
    */
   request(backend: string, request: OfferingRequest, principal: string): Promise<BackendOutcome<Record<string, unknown>>> {
     if (this.stopped) return Promise.resolve(failed(notDispatched()));
-    const call = async () => ({ outcome: { kind: 'result' as const, result: await this.backends.request(backend, request) }, why: '' });
-    return this.lifecycle.untilStopped(this.limited(backend, request.method, principal, call), () => failed(stoppedAtDeadline()));
+    let dispatched = false;
+    const call = async () => {
+      dispatched = true;
+      return { outcome: { kind: 'result' as const, result: await this.backends.request(backend, request) }, why: '' };
+    };
+    return this.lifecycle.untilStopped(this.limited(backend, request.method, principal, call), () => failed(atDeadline(dispatched)));
   }
 
   /** Takes a rate-limit token, then calls the backend, timed. */
@@ -169,6 +176,14 @@ export class BackendCallService {
       ...(verdict.suppressed > 0 ? { suppressedSinceLast: verdict.suppressed } : {}),
     });
   }
+}
+
+/**
+ * The answer of a call the drain deadline stopped: one still waiting for its rate-limit token was
+ * never dispatched (nothing reached the backend, a confirmation it carries was not used up).
+ */
+function atDeadline(dispatched: boolean): RouterError {
+  return dispatched ? stoppedAtDeadline() : notDispatched();
 }
 
 function failed(error: RouterError): { kind: 'failed'; error: RouterError } {

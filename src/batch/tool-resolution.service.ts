@@ -67,9 +67,9 @@ export class ToolResolutionService {
     }
     switch (resolution.kind) {
       case 'unknown': {
-        const away = server === undefined ? undefined : this.unavailable(server, principal, permitted);
-        if (away !== undefined) return { kind: 'refused', error: away, name, server: server ?? null };
-        return { kind: 'refused', error: unknownTool(server), name, server: server ?? null };
+        if (server === undefined) return { kind: 'refused', error: unknownTool(undefined, this.notConnected(principal, permitted)), name, server: null };
+        const away = this.unavailable(server, principal, permitted);
+        return { kind: 'refused', error: away ?? unknownTool(server), name, server };
       }
       case 'ambiguous':
         return { kind: 'refused', error: ambiguousTool(resolution.servers), name, server: null };
@@ -92,7 +92,16 @@ export class ToolResolutionService {
   private unavailable(server: string, principal: Principal, permitted: (tool: CatalogTool) => boolean): RouterError | undefined {
     const state = this.backends.states().find((s) => s.name === server);
     if (state === undefined || state.status === 'up') return undefined;
-    const usable = this.registry.hasCatalog(server) ? this.registry.toolsOf(server).some(permitted) : this.access.mayUseBackend(principal, server);
-    return usable ? backendFailure.notConnected(server, state.status) : undefined;
+    return this.usable(server, principal, permitted) ? backendFailure.notConnected(server, state.status) : undefined;
+  }
+
+  /** The configured backends the caller may use that are not connected now, with their state. */
+  private notConnected(principal: Principal, permitted: (tool: CatalogTool) => boolean): { name: string; status: string }[] {
+    return this.backends.states().filter((s) => s.status !== 'up' && this.usable(s.name, principal, permitted));
+  }
+
+  /** A tool of the server's last catalog is permitted, or, with no catalog yet, an access rule opens it. */
+  private usable(server: string, principal: Principal, permitted: (tool: CatalogTool) => boolean): boolean {
+    return this.registry.hasCatalog(server) ? this.registry.toolsOf(server).some(permitted) : this.access.mayUseBackend(principal, server);
   }
 }

@@ -20,6 +20,22 @@ const pair = (err: RouterError) => [err.code, err.message];
 test('an unknown name points to find_tool; an ambiguous one lists the servers', () => {
   assert.deepEqual(pair(unknownTool(undefined)), ['unknown_tool', 'no published tool has this exact name; use find_tool for exact names']);
   assert.deepEqual(pair(unknownTool('files')), ['unknown_tool', 'no published tool has this exact name on that server; use find_tool for exact names']);
+  assert.deepEqual(pair(unknownTool(undefined, [{ name: 'files', status: 'down' }])), [
+    'unknown_tool',
+    'no published tool has this exact name among the servers connected; this server is not connected and may serve it: files (down); try again shortly, or use find_tool for exact names',
+  ]);
+  assert.match(
+    unknownTool(undefined, [
+      { name: 'a', status: 'down' },
+      { name: 'b', status: 'connecting' },
+    ]).message,
+    /these servers are not connected and may serve it: a \(down\), b \(connecting\);/,
+  );
+  // With a server named, the message is about that server only.
+  assert.equal(
+    unknownTool('files', [{ name: 'other', status: 'down' }]).message,
+    'no published tool has this exact name on that server; use find_tool for exact names',
+  );
   assert.deepEqual(pair(ambiguousTool(['a', 'b'])), ['unknown_tool', 'several backends serve a tool of this name; name one with `server`: a, b']);
   assert.deepEqual(pair(toolsNotSettled()), ['backend_timeout', 'the backend announced a change of its tools that was not loaded in time']);
 });

@@ -13,13 +13,19 @@ export function toolsNotSettled(): RouterError {
   return new RouterError('backend_timeout', 'the backend announced a change of its tools that was not loaded in time');
 }
 
-/** No tool the caller may call has this exact name (on `server`, when given). */
-export function unknownTool(server: string | undefined): RouterError {
+/**
+ * No tool the caller may call has this exact name (on `server`, when given). Without `server`,
+ * `notConnected` are the servers the caller may use that are not connected now: their tools are
+ * not known, so the name may be one of theirs.
+ */
+export function unknownTool(server: string | undefined, notConnected: readonly { name: string; status: string }[] = []): RouterError {
+  if (server !== undefined) return new RouterError('unknown_tool', 'no published tool has this exact name on that server; use find_tool for exact names');
+  if (notConnected.length === 0) return new RouterError('unknown_tool', 'no published tool has this exact name; use find_tool for exact names');
+  const which = notConnected.map((s) => `${s.name} (${s.status})`).join(', ');
+  const these = notConnected.length === 1 ? 'this server is' : 'these servers are';
   return new RouterError(
     'unknown_tool',
-    server === undefined
-      ? 'no published tool has this exact name; use find_tool for exact names'
-      : 'no published tool has this exact name on that server; use find_tool for exact names',
+    `no published tool has this exact name among the servers connected; ${these} not connected and may serve it: ${which}; try again shortly, or use find_tool for exact names`,
   );
 }
 
