@@ -72,7 +72,9 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
     logger.log({ msg: 'router listening', url: `${await app.getUrl()}/mcp` });
   } else await app.init();
   const principal = stdioPrincipal(config.stdio);
-  const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine);
+  // Backends connect from now on; a message that needs them waits for their first attempts.
+  const backendsStarted = app.get(BackendsService).start();
+  const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine, backendsStarted);
   let firstStopAtMs: number | undefined;
   // As the HTTP router's signals (main.ts): stop signals together are one, a later one exits now;
   // SIGHUP reloads the config file.
@@ -98,7 +100,6 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
     if (firstStopAtMs === undefined) app.get(ReloadService).reload('signal');
   });
   logger.log({ msg: 'serving MCP on stdio', principal: principal.id, startupMs: Math.round(process.uptime() * 1000) });
-  void app.get(BackendsService).start();
   await frontEnd.serve(process.stdin);
   if (firstStopAtMs === undefined) logger.log({ msg: 'stdin closed: shutting down' });
   firstStopAtMs ??= performance.now();

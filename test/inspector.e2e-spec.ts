@@ -4,7 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { SERVER_ENTRIES } from './support/backend-servers';
 import {
+  BUILD,
   everythingBackend,
   filesBackend,
   ROOT,
@@ -31,8 +33,17 @@ let router: RunningRouter;
 let dir: string;
 
 /** Runs one Inspector CLI method against the router; resolves with its stdout, parsed. */
-async function inspector<T>(method: string, ...options: string[]): Promise<T> {
-  const { stdout } = await run(process.execPath, [INSPECTOR_CLI, '--cli', router.url, '--transport', 'http', '--method', method, ...options], {
+function inspector<T>(method: string, ...options: string[]): Promise<T> {
+  return inspectorAt<T>(router.url, method, ...options);
+}
+
+/**
+ * Runs one Inspector CLI method against `target`: a URL (over HTTP), or the command line of a
+ * server it starts over stdio (an array).
+ */
+async function inspectorAt<T>(target: string | string[], method: string, ...options: string[]): Promise<T> {
+  const where = typeof target === 'string' ? [target, '--transport', 'http'] : target;
+  const { stdout } = await run(process.execPath, [INSPECTOR_CLI, '--cli', ...where, '--method', method, ...options], {
     // The CLI looks for its own package.json at `../package.json` from the working directory (then
     // imports it relative to itself): inside the package, as `npx @modelcontextprotocol/inspector`
     // finds it, it names itself correctly.
@@ -124,6 +135,77 @@ describe('the MCP Inspector CLI over HTTP', () => {
     assert.ok(
       got.messages.some((m) => m.content.type === 'text' && (m.content.text ?? '').includes('Lisbon')),
       JSON.stringify(got.messages),
+    );
+  });
+});
+
+describe('the MCP Inspector CLI launching `centralmcp-router stdio`', () => {
+  test('lists the tools, finds a tool and reads a file as the configured principal', async () => {
+    const config = join(tempDir('centralmcp-inspector-stdio-'), 'router.yaml');
+    writeFileSync(
+      config,
+      [
+        'backends:',
+        '  files:',
+        '    transport: stdio',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(SERVER_ENTRIES.filesystem)}, ${JSON.stringify(dir)}]`,
+        'access:',
+        '  - { groups: [readers], allow: ["files:*"] }',
+        'stdio: { principal: alice, groups: [readers] }',
+        'audit: { sink: stderr }',
+        '',
+      ].join('\n'),
+    );
+    // The Inspector takes --config for itself: the router's config comes by its environment variable.
+    const router = [process.execPath, join(BUILD, 'src', 'cli.js'), 'stdio', '-e', `CENTRALMCP_ROUTER_CONFIG=${config}`];
+    const listed = await inspectorAt<{ tools: { name: string }[] }>(router, 'tools/list');
+    assert.deepEqual(
+      listed.tools.map((t) => t.name),
+      ['find_tool', 'invoke_read_tool', 'invoke_read_tool_batch'],
+    );
+    const read = await inspectorAt<CallResult>(
+      router,
+      'tools/call',
+      '--tool-name',
+      'invoke_read_tool',
+      '--tool-arg',
+      'name=read_text_file',
+      'server=files',
+      `arguments=${JSON.stringify({ path: join(dir, 'notes.txt') })}`,
+    );
+    // The call comes right after the start: it waits for the backend's first connection.
+    assert.equal((read.structuredContent as SingleAnswer).status, 'ok', JSON.stringify(read.structuredContent));
+    assert.ok(read.content.some((b) => b.text === 'read through the Inspector'));
+  });
+});
+
+describe('the MCP Inspector CLI and tools published directly (publish.mode both)', () => {
+  let direct: RunningRouter;
+  before(async () => {
+    direct = await startRouter(testConfig([filesBackend(dir, { env: {} })], { publish: { mode: 'both', maxDirectTools: 128 } }));
+  });
+  after(async () => {
+    await direct?.close();
+  });
+
+  test('lists files__read_text_file beside the meta-tools and calls it', async () => {
+    const listed = await inspectorAt<{ tools: { name: string }[] }>(direct.url, 'tools/list');
+    const names = listed.tools.map((t) => t.name);
+    assert.ok(names.includes('files__read_text_file') && names.includes('find_tool'), JSON.stringify(names));
+    assert.ok(!names.includes('files__write_file'), 'writes are off');
+    const result = await inspectorAt<CallResult>(
+      direct.url,
+      'tools/call',
+      '--tool-name',
+      'files__read_text_file',
+      '--tool-arg',
+      `path=${join(dir, 'notes.txt')}`,
+    );
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.ok(
+      result.content.some((b) => b.type === 'text' && b.text === 'read through the Inspector'),
+      JSON.stringify(result.content),
     );
   });
 });

@@ -5,7 +5,7 @@ import type { Principal } from '../common/principal';
 import { requestContext } from '../common/request-context';
 import type { LifecycleService } from '../lifecycle/lifecycle.service';
 import type { McpService } from '../mcp/mcp.service';
-import { answerIdOf, errorLine, INTERNAL_ERROR, mirroredHeaders, SHUTTING_DOWN } from './domain/stdio-message';
+import { answerIdOf, errorLine, INTERNAL_ERROR, mirroredHeaders, SHUTTING_DOWN, waitsForBackends } from './domain/stdio-message';
 
 /** Writes one JSON-RPC message as one line; resolves once it is handed to the OS (or the write failed). */
 export type LineWriter = (line: string) => Promise<void>;
@@ -27,6 +27,8 @@ export class StdioFrontEnd {
     private readonly lifecycle: LifecycleService,
     private readonly principal: Principal,
     private readonly writeLine: LineWriter,
+    /** Settles once each backend's first connection attempt is over (BackendsService.start). */
+    private readonly backendsStarted: Promise<unknown> = Promise.resolve(),
   ) {}
 
   /** Serves every line of `input`; resolves when the input ends or `stop` is called (answers may still be on their way). */
@@ -48,6 +50,7 @@ export class StdioFrontEnd {
     const release = this.lifecycle.tryEnter();
     if (release === undefined) return this.refuse(line, SHUTTING_DOWN);
     try {
+      if (waitsForBackends(line)) await this.backendsStarted;
       const answer = await requestContext.run({ requestId: randomUUID() }, () =>
         this.mcp.handlePost({ body: line, url: '/mcp', headers: mirroredHeaders(line), principal: this.principal }),
       );

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { selectEra } from '../../mcp/domain/request-era';
 import { parseIncoming } from '../../mcp/domain/jsonrpc';
-import { answerIdOf, errorLine, mirroredHeaders, SHUTTING_DOWN, stdioPrincipal } from './stdio-message';
+import { answerIdOf, errorLine, mirroredHeaders, SHUTTING_DOWN, stdioPrincipal, waitsForBackends } from './stdio-message';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const line = (message: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', ...message });
@@ -60,4 +60,18 @@ test('a request is answered with its id, an unreadable line with null, a notific
   assert.equal(answerIdOf(line({ method: 'notifications/initialized' })), undefined);
   assert.equal(answerIdOf(line({ id: 9, result: {} })), undefined);
   assert.deepEqual(JSON.parse(errorLine(8, SHUTTING_DOWN)), { jsonrpc: '2.0', id: 8, error: { code: -32000, message: SHUTTING_DOWN.message } });
+});
+
+test('requests that depend on the backends wait for them; the handshake, ping, notifications and bad lines do not', () => {
+  const line = (method: string, id: number | undefined = 1) => JSON.stringify({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params: {} });
+  assert.deepEqual(
+    ['tools/list', 'tools/call', 'resources/list', 'prompts/get'].map((m) => waitsForBackends(line(m))),
+    [true, true, true, true],
+  );
+  assert.deepEqual(
+    ['initialize', 'ping', 'server/discover'].map((m) => waitsForBackends(line(m))),
+    [false, false, false],
+  );
+  assert.equal(waitsForBackends(line('notifications/initialized', undefined)), false);
+  assert.equal(waitsForBackends('not json'), false);
 });
