@@ -49,6 +49,11 @@ const CATALOG = {
   util: [tool('util', 'get-sum', 'Returns the sum of two numbers'), tool('util', 'echo', 'Echoes back the input string')],
 };
 const sentTexts = () => endpoint.requests.flatMap((r) => r.inputs);
+/**
+ * The tools' texts sent (`name: description`), without queries: on a loaded machine a query of the
+ * test before can reach the endpoint after this test began.
+ */
+const toolTexts = () => sentTexts().filter((t) => t.includes(': '));
 const names = (hits: { tool: CatalogTool }[]) => hits.map((h) => `${h.tool.backend}:${h.tool.name}`);
 
 async function loaded(): Promise<Searched> {
@@ -72,7 +77,7 @@ test('dense hits respect the caller filter and the server filter', async () => {
 
 test('refreshes embed only what changed; a tool shared by backends or back after leaving is not embedded again', async () => {
   const { registry, embeddings } = await loaded();
-  assert.equal(sentTexts().length, 4);
+  assert.equal(toolTexts().length, 4);
   registry.replaceTools(
     'kb',
     CATALOG.kb.map((t) => ({ ...t })),
@@ -85,7 +90,7 @@ test('refreshes embed only what changed; a tool shared by backends or back after
   registry.replaceTools('util', CATALOG.util);
   registry.replaceTools('kb', [CATALOG.kb[0], { ...CATALOG.kb[1], description: 'Read the entire knowledge graph' }]);
   await waitFor(() => embeddings.stats().embeddedTools === 6, 60_000, 'tools embedded');
-  assert.deepEqual(sentTexts().slice(4), ['read_graph: Read the entire knowledge graph']);
+  assert.deepEqual(toolTexts().slice(4), ['read_graph: Read the entire knowledge graph']);
 });
 
 test('a catalog update never waits for the endpoint; until tools are embedded, search is lexical and sends nothing', async () => {
