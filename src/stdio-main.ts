@@ -7,6 +7,7 @@ import { loadConfigFromEnvironment } from './config/config.module';
 import { judgeStopSignal } from './lifecycle/domain/stop-signals';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { McpService } from './mcp/mcp.service';
+import { ToolListStreams } from './mcp/tool-list-streams';
 import { moveOpsPathsOffMainPort } from './ops-port';
 import { ReloadService } from './reload/reload.service';
 import { stdioPrincipal } from './stdio/domain/stdio-message';
@@ -75,6 +76,15 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
   // Backends connect from now on; a message that needs them waits for their first attempts.
   const backendsStarted = app.get(BackendsService).start();
   const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine, backendsStarted);
+  // stdout is a stream for as long as the process lives: with tools published per caller, a change
+  // of this caller's list is announced on it (initialize says `listChanged: true` then).
+  const toolLists = app.get(ToolListStreams);
+  if (toolLists.enabled)
+    toolLists.open(
+      principal,
+      (message) => void writeLine(JSON.stringify(message)),
+      () => undefined,
+    );
   let firstStopAtMs: number | undefined;
   // As the HTTP router's signals (main.ts): stop signals together are one, a later one exits now;
   // SIGHUP reloads the config file.

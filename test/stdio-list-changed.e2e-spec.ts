@@ -1,0 +1,90 @@
+/**
+ * `centralmcp-router stdio` with tools published per caller (`publish.mode: both`): stdout stays
+ * open for the life of the process, so a change of the caller's list is announced on it with
+ * `notifications/tools/list_changed`, as the initialize answer's `listChanged: true` promises.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { waitFor } from './support/backend-processes';
+import { FAULT_SERVER } from './support/fault-backends';
+import { killTree } from './support/reaper';
+import { BUILD, tempDir } from './support/router';
+
+const CLI = join(BUILD, 'src', 'cli.js');
+
+interface Line {
+  jsonrpc: string;
+  id?: unknown;
+  method?: string;
+  result?: { tools?: { name: string }[]; capabilities?: { tools?: { listChanged?: boolean } } };
+}
+
+let pid: number | undefined;
+after(() => {
+  if (pid !== undefined) killTree(pid);
+});
+
+test('a tool that turns read-only joins the list, and the client is told on stdout', async () => {
+  const config = join(tempDir('centralmcp-stdio-changes-'), 'router.yaml');
+  writeFileSync(
+    config,
+    [
+      'backends:',
+      '  fault:',
+      '    transport: stdio',
+      `    command: ${JSON.stringify(process.execPath)}`,
+      `    args: [${JSON.stringify(FAULT_SERVER)}, "--name", "fault"]`,
+      'publish: { mode: both }',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(process.execPath, [CLI, 'stdio', '--config', config], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  pid = child.pid;
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const lines: Line[] = [];
+  let pending = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const parts = pending.split('\n');
+    pending = parts.pop() ?? '';
+    for (const part of parts) if (part !== '') lines.push(JSON.parse(part) as Line);
+  });
+  child.stderr.resume();
+  const send = (message: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  const answerTo = async (id: number) => {
+    await waitFor(() => lines.some((l) => l.id === id), 60_000, `the answer to ${id}`);
+    return lines.find((l) => l.id === id)!;
+  };
+  const listed = async (id: number) => ((await answerTo(id)).result?.tools ?? []).map((t) => t.name);
+
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  assert.equal((await answerTo(1)).result?.capabilities?.tools?.listChanged, true);
+  send({ method: 'notifications/initialized' });
+  send({ id: 2, method: 'tools/list', params: {} });
+  const before = await listed(2);
+  assert.ok(before.includes('fault__fast'), JSON.stringify(before));
+  assert.ok(!before.includes('fault__purge_cache'), 'destructive: not published while writes are off');
+
+  // The backend flips purge_cache to read-only and says its list changed.
+  send({ id: 3, method: 'tools/call', params: { name: 'fault__fixture_set_annotations', arguments: { readOnly: true } } });
+  await answerTo(3);
+  // Told twice in all: when the first catalog arrived (the stream is open from the start, with an
+  // empty list), and after this change (the router re-lists the backend when it says so).
+  const told = () => lines.filter((l) => l.method === 'notifications/tools/list_changed').length;
+  await waitFor(() => told() >= 2, 60_000, 'list_changed on stdout after the change');
+  assert.equal(told(), 2);
+  send({ id: 4, method: 'tools/list', params: {} });
+  assert.ok((await listed(4)).includes('fault__purge_cache'));
+
+  child.stdin.end();
+  assert.deepEqual(await exited, [0, null]);
+  pid = undefined;
+  assert.ok(lines.every((l) => l.jsonrpc === '2.0'));
+});
