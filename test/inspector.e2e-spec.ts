@@ -153,7 +153,6 @@ describe('the MCP Inspector CLI launching `centralmcp-router stdio`', () => {
         'access:',
         '  - { groups: [readers], allow: ["files:*"] }',
         'stdio: { principal: alice, groups: [readers] }',
-        'audit: { sink: stderr }',
         '',
       ].join('\n'),
     );

@@ -63,7 +63,7 @@ test('a request is answered with its id, an unreadable line with null, a notific
 });
 
 test('requests that depend on the backends wait for them; the handshake, ping, notifications and bad lines do not', () => {
-  const line = (method: string, id: number | undefined = 1) => JSON.stringify({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params: {} });
+  const line = (method: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} });
   assert.deepEqual(
     ['tools/list', 'tools/call', 'resources/list', 'prompts/get'].map((m) => waitsForBackends(line(m))),
     [true, true, true, true],
@@ -72,6 +72,6 @@ test('requests that depend on the backends wait for them; the handshake, ping, n
     ['initialize', 'ping', 'server/discover'].map((m) => waitsForBackends(line(m))),
     [false, false, false],
   );
-  assert.equal(waitsForBackends(line('notifications/initialized', undefined)), false);
+  assert.equal(waitsForBackends(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })), false);
   assert.equal(waitsForBackends('not json'), false);
 });
