@@ -1,5 +1,6 @@
 import type { LearnedSignal } from '../../learning/domain/associations';
 import type { CatalogTool } from '../../registry/registry.types';
+import { withAbbreviations } from './abbreviations';
 import { liftedByUse } from './learned-lift';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
@@ -114,7 +115,7 @@ export function rankTerms(index: ToolIndex, terms: readonly QueryTerm[], opts: S
   const state = indexState(index);
   const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
   if (topK < 1) return { hits: [], complete: false };
-  return terms.length === 0 ? browse(state, topK, opts) : rank(state, terms, topK, opts);
+  return terms.length === 0 ? browse(state, topK, opts) : rank(state, withAbbreviations(state, terms), topK, opts);
 }
 
 function browse(state: IndexState, topK: number, opts: SearchToolsOptions): RankedMatches {

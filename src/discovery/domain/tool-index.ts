@@ -85,6 +85,13 @@ export interface IndexState {
    * queries do not. Cleared by every change to the catalog.
    */
   readonly expansions: Map<string, readonly TermWeight[]>;
+  /**
+   * Per request word read as an abbreviation, the words it stands for (none: not one), and the
+   * initials of the catalog's name words they are looked for in, built when first needed
+   * (`abbreviations.ts`). Cleared by every change to the catalog.
+   */
+  readonly abbreviations: Map<string, { readonly words: readonly string[]; readonly weight: number }>;
+  initials: ReadonlyMap<string, ReadonlyMap<string, { readonly words: string; readonly tools: number }>> | undefined;
   /** The catalog's terms sorted, and by length, for spelling correction; built when first needed. */
   vocabulary: Vocabulary | undefined;
   /** The offline lexicon for word meanings; without it the ranking is lexical only. */
@@ -237,6 +244,8 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     fieldTotals: new Array<number>(FIELD_COUNT).fill(0),
     words: new Map(),
     expansions: new Map(),
+    abbreviations: new Map(),
+    initials: undefined,
     vocabulary: undefined,
     lexicon: options.lexicon,
     wordVectors: undefined,
@@ -297,6 +306,8 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
     state.byBackend = new Map([...state.byBackend].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
   state.expansions.clear();
+  state.abbreviations.clear();
+  state.initials = undefined;
   state.vocabulary = undefined;
   state.wordVectors = undefined;
   state.compiled.clear();
