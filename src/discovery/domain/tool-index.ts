@@ -94,6 +94,8 @@ export interface IndexState {
   initials: ReadonlyMap<string, ReadonlyMap<string, { readonly words: string; readonly tools: number }>> | undefined;
   /** The catalog's terms sorted, and by length, for spelling correction; built when first needed. */
   vocabulary: Vocabulary | undefined;
+  /** The catalog's plain words ({@link words}) arranged alike, for correcting a word as written. */
+  wordVocabulary: Vocabulary | undefined;
   /** The offline lexicon for word meanings; without it the ranking is lexical only. */
   readonly lexicon: Lexicon | undefined;
   /** The vectors of {@link words}, built when first needed after a change. */
@@ -247,6 +249,7 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     abbreviations: new Map(),
     initials: undefined,
     vocabulary: undefined,
+    wordVocabulary: undefined,
     lexicon: options.lexicon,
     wordVectors: undefined,
     freeSlots: [],
@@ -309,6 +312,7 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   state.abbreviations.clear();
   state.initials = undefined;
   state.vocabulary = undefined;
+  state.wordVocabulary = undefined;
   state.wordVectors = undefined;
   state.compiled.clear();
   state.version += 1;
