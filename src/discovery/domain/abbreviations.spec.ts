@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CatalogTool } from '../../registry/registry.types';
 import { loadLexicon } from '../lexicon';
-import { commonAbbreviation, initialsOf, nameInitials, withAbbreviations } from './abbreviations';
+import { commonAbbreviation, initialsOf, withAbbreviations } from './abbreviations';
 import { searchTools } from './ranking';
-import { queryTerms } from './terms';
+import { nameWords, queryTerms } from './terms';
 import { buildToolIndex, indexState, replaceBackendTools } from './tool-index';
 
 function tool(backend: string, name: string, description: string): CatalogTool {
@@ -26,23 +26,16 @@ const lexicon = loadLexicon();
 const index = buildToolIndex(code, { lexicon });
 const first = (query: string): string | undefined => searchTools(index, query, { topK: 5 })[0]?.tool.name;
 
-test('the initials of adjacent name words are indexed with the number of tools naming them', () => {
-  const initials = nameInitials(code.map((t) => t.name));
-  assert.deepEqual(initials.get('pr')?.get(' pull request'), { words: 'pull request', tools: 3 });
-  assert.deepEqual(initials.get('lpr')?.get(' list pull request'), { words: 'list pull requests', tools: 1 });
-  // Function words are not abbreviated: no "th" for `transfer_to_human`.
-  assert.equal(initials.get('th'), undefined);
-  assert.equal(initials.get('tth'), undefined);
-});
-
 test('a word spelling initials stands for the phrase two or more tool names share, plural too', () => {
-  const initials = nameInitials(code.map((t) => t.name));
-  assert.deepEqual(initialsOf(initials, 'pr'), ['pull request']);
-  assert.deepEqual(initialsOf(initials, 'prs'), ['pull request']);
+  const names = code.map((t) => nameWords(t.name));
+  assert.deepEqual(initialsOf(names, 'pr'), ['pull request']);
+  assert.deepEqual(initialsOf(names, 'prs'), ['pull request']);
+  // Function words are not abbreviated: no "th" for `transfer_to_human` and `transfer_to_hotel`.
+  assert.deepEqual(initialsOf(names, 'th'), []);
   // One tool's run of words is chance, not a term the catalog abbreviates.
-  assert.deepEqual(initialsOf(initials, 'gfi'), []);
-  assert.deepEqual(initialsOf(initials, 'p'), []);
-  assert.deepEqual(initialsOf(initials, 'abcdef'), []);
+  assert.deepEqual(initialsOf(names, 'gfi'), []);
+  assert.deepEqual(initialsOf(names, 'p'), []);
+  assert.deepEqual(initialsOf(names, 'abcdef'), []);
 });
 
 test('the table holds common abbreviations and command names, plurals as their own entries', () => {

@@ -1,5 +1,5 @@
 import { rowOf } from './semantic';
-import { nameWords, normalizeTerm, type QueryTerm } from './terms';
+import { normalizeTerm, type QueryTerm } from './terms';
 import type { IndexState } from './tool-index';
 
 /**
@@ -77,58 +77,45 @@ const MIN_TOOLS = 2;
 const MAX_PHRASES = 2;
 
 /**
- * Initials → the phrases of adjacent name words they spell, by their terms (`pull requests` and
- * `pull request` are one phrase), with the words first seen and the number of tools naming it.
+ * The phrases of adjacent name words (function words excluded) whose initials `word` spells, from
+ * 2 to {@link MAX_PHRASE_WORDS} words ("prs" and "pr" → `pull request`), the most used first, and
+ * only those at least {@link MIN_TOOLS} tool names hold. `names` are the tools' name words in order
+ * (`create_pull_request` → `create`, `pull`, `request`). One pass over the names, comparing first
+ * letters: no index of every run of words is kept.
  */
-export type NameInitials = ReadonlyMap<string, ReadonlyMap<string, { readonly words: string; readonly tools: number }>>;
-
-/**
- * The initials of every run of 2 to {@link MAX_PHRASE_WORDS} adjacent plain words of the given tool
- * names, function words excluded.
- */
-export function nameInitials(names: Iterable<string>): NameInitials {
-  const initials = new Map<string, Map<string, { words: string; tools: number }>>();
-  for (const name of names) {
-    const words = nameWords(name);
-    const seen = new Set<string>();
-    for (let start = 0; start < words.length; start += 1) {
-      let key = '';
-      let terms = '';
-      for (let end = start; end < words.length && end - start < MAX_PHRASE_WORDS; end += 1) {
-        const term = /^[a-z]{2,}$/.test(words[end]) ? normalizeTerm(words[end]) : null;
-        // Function words ("to", "of") are not abbreviated: `transfer_to_human` spells no "th".
-        if (term === null) break;
-        key += words[end][0];
-        terms += ` ${term}`;
-        if (end === start || seen.has(terms)) continue;
-        seen.add(terms);
-        let phrases = initials.get(key);
-        if (phrases === undefined) initials.set(key, (phrases = new Map<string, { words: string; tools: number }>()));
-        const phrase = phrases.get(terms);
-        if (phrase === undefined) phrases.set(terms, { words: words.slice(start, end + 1).join(' '), tools: 1 });
-        else phrase.tools += 1;
-      }
-    }
-  }
-  return initials;
-}
-
-/**
- * The phrases of the catalog's names a word spells the initials of ("prs" and "pr" → `pull
- * request`), the most used first; none for a word too short or too long to be initials.
- */
-export function initialsOf(initials: NameInitials, word: string): string[] {
-  if (!/^[a-z0-9]+$/.test(word)) return [];
+export function initialsOf(names: Iterable<readonly string[]>, word: string): string[] {
+  // Initials are letters: "s3" or "v2" is a name, not a phrase.
+  if (!/^[a-z]+$/.test(word)) return [];
   const keys = word.length > MIN_INITIALS && word.endsWith('s') ? [word, word.slice(0, -1)] : [word];
   for (const key of keys) {
     if (key.length < MIN_INITIALS || key.length > MAX_INITIALS) continue;
-    const phrases = initials.get(key);
-    if (phrases === undefined) continue;
-    return [...phrases.values()]
+    // By the phrase's terms: `pull requests` and `pull request` are one phrase.
+    const phrases = new Map<string, { words: string; tools: number }>();
+    for (const words of names) {
+      let seen: Set<string> | undefined;
+      for (let start = 0; start + key.length <= words.length; start += 1) {
+        if (words[start][0] !== key[0]) continue;
+        let at = 0;
+        while (at < key.length && words[start + at][0] === key[at]) at += 1;
+        if (at < key.length) continue;
+        const run = words.slice(start, start + key.length);
+        const terms = run.map((w) => (/^[a-z]{2,}$/.test(w) ? normalizeTerm(w) : null));
+        // Function words ("to", "of") are not abbreviated: `transfer_to_human` spells no "th".
+        if (terms.includes(null)) continue;
+        const id = terms.join(' ');
+        if (seen?.has(id) === true) continue;
+        (seen ??= new Set()).add(id);
+        const phrase = phrases.get(id);
+        if (phrase === undefined) phrases.set(id, { words: run.join(' '), tools: 1 });
+        else phrase.tools += 1;
+      }
+    }
+    const found = [...phrases.values()]
       .filter(({ tools }) => tools >= MIN_TOOLS)
       .sort((a, b) => b.tools - a.tools || (a.words < b.words ? -1 : a.words > b.words ? 1 : 0))
       .slice(0, MAX_PHRASES)
       .map(({ words }) => words);
+    if (found.length > 0) return found;
   }
   return [];
 }
@@ -193,8 +180,8 @@ function abbreviationWords(state: IndexState, key: string): Abbreviation {
   const common = commonAbbreviation(key);
   if (common !== undefined) found = { words: common.split(' '), weight: COMMON_WEIGHT };
   else if (!/^[a-z]+$/.test(key) || state.lexicon === undefined || (rowOf(state.lexicon, key) ?? Infinity) >= FREQUENT_WORDS) {
-    state.initials ??= nameInitials([...state.byId.values()].map((doc) => doc.tool.name));
-    found = { words: initialsOf(state.initials, key).flatMap((phrase) => phrase.split(' ')), weight: INITIALS_WEIGHT };
+    const names = [...state.byId.values()].map((doc) => doc.nameWords);
+    found = { words: initialsOf(names, key).flatMap((phrase) => phrase.split(' ')), weight: INITIALS_WEIGHT };
   }
   // Words are the caller's: a stream of made-up ones must not grow the cache without bound.
   if (state.abbreviations.size >= MAX_CACHED_WORDS) state.abbreviations.clear();

@@ -43,6 +43,8 @@ export interface IndexedTool {
    * compound left out): how much of the name a query covers is a signal of the ranking.
    */
   readonly nameTerms: readonly string[];
+  /** The words of its name in order, lowercase (`read_text_file` → `read`, `text`, `file`): abbreviations are read against them. */
+  readonly nameWords: readonly string[];
   /** The plain words (lowercase letters only) of its text, unstemmed, each once. */
   readonly words: readonly string[];
   /** Its place in the ranking's score arrays, unique among the indexed tools (freed ones are reused). */
@@ -86,12 +88,10 @@ export interface IndexState {
    */
   readonly expansions: Map<string, readonly TermWeight[]>;
   /**
-   * Per request word read as an abbreviation, the words it stands for (none: not one), and the
-   * initials of the catalog's name words they are looked for in, built when first needed
-   * (`abbreviations.ts`). Cleared by every change to the catalog.
+   * Per request word read as an abbreviation, the words it stands for (none: not one), worked out
+   * once per word (`abbreviations.ts`). Cleared by every change to the catalog.
    */
   readonly abbreviations: Map<string, { readonly words: readonly string[]; readonly weight: number }>;
-  initials: ReadonlyMap<string, ReadonlyMap<string, { readonly words: string; readonly tools: number }>> | undefined;
   /** The catalog's terms sorted, and by length, for spelling correction; built when first needed. */
   vocabulary: Vocabulary | undefined;
   /** The catalog's plain words ({@link words}) arranged alike, for correcting a word as written. */
@@ -219,11 +219,23 @@ function toIndexed(id: string, tool: CatalogTool, memo: Map<string, string | nul
     lengths.push(length);
   }
   const nameTerms = new Set<string>();
-  for (const word of nameWords(text[0])) {
+  const ownNameWords = nameWords(text[0]);
+  for (const word of ownNameWords) {
     const term = normalizeMemo(memo, word);
     if (term !== null) nameTerms.add(term);
   }
-  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), nameTerms: [...nameTerms], words: [...words], slot: -1 };
+  return {
+    id,
+    tool,
+    text,
+    lengths,
+    counts,
+    deprecated: DEPRECATED.test(text[1]),
+    nameTerms: [...nameTerms],
+    nameWords: ownNameWords,
+    words: [...words],
+    slot: -1,
+  };
 }
 
 /**
@@ -247,7 +259,6 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     words: new Map(),
     expansions: new Map(),
     abbreviations: new Map(),
-    initials: undefined,
     vocabulary: undefined,
     wordVocabulary: undefined,
     lexicon: options.lexicon,
@@ -310,7 +321,6 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   }
   state.expansions.clear();
   state.abbreviations.clear();
-  state.initials = undefined;
   state.vocabulary = undefined;
   state.wordVocabulary = undefined;
   state.wordVectors = undefined;
