@@ -61,4 +61,9 @@ describe('find_tool answers plain requests over the demo backends', () => {
     assert.notEqual(hits[0], 'files:read_file');
     assert.ok(hits.slice(0, 3).includes('files:read_text_file'), hits.join(', '));
   });
+
+  test('"ls the folder" and "cat the notes" read command names as what they do', async () => {
+    assert.equal((await find('ls the folder'))[0], 'files:list_directory');
+    assert.equal((await find('cat the notes'))[0], 'files:read_text_file');
+  });
 });

@@ -157,6 +157,14 @@ The router config file (architecture §3): the demo when no backends are set, ot
 {{- $_ := set $file $key (deepCopy .) }}
 {{- end }}
 {{- end }}
+{{- if .Values.embeddingsServer.enabled }}
+{{- $discovery := get $file "discovery" | default dict }}
+{{- if hasKey $discovery "embeddings" }}
+{{- fail "config.discovery.embeddings and embeddingsServer.enabled both name an embeddings endpoint: keep one (embeddingsServer fills discovery.embeddings with its own Service)" }}
+{{- end }}
+{{- $_ := set $discovery "embeddings" (include "centralmcp-router.embeddingsConfig" . | fromYaml) }}
+{{- $_ := set $file "discovery" $discovery }}
+{{- end }}
 {{- if .Values.redis.enabled }}
 {{- /* Shared buckets: the URL stays in a Secret, the config names its variable. */}}
 {{- $rateLimit := get $file "rateLimit" | default dict }}
@@ -277,4 +285,40 @@ kubelet never SIGKILLs a pod that is still finishing in-flight calls.
 {{- else }}
 {{- int $explicit }}
 {{- end }}
+{{- end }}
+
+{{/*
+The embeddings server beside the router (embeddingsServer): its own name and labels, so neither
+the router's Service nor its Deployment selects its pods.
+*/}}
+{{- define "centralmcp-router.embeddingsName" -}}
+{{- printf "%s-embeddings" (include "centralmcp-router.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "centralmcp-router.embeddingsSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "centralmcp-router.name" . }}-embeddings
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: embeddings
+{{- end }}
+
+{{- define "centralmcp-router.embeddingsLabels" -}}
+helm.sh/chart: {{ include "centralmcp-router.chart" . }}
+{{ include "centralmcp-router.embeddingsSelectorLabels" . }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: centralmcp
+{{- end }}
+
+{{/*
+discovery.embeddings for the embeddings server beside the router: its Service's URL, the model,
+and the optional headers and limits.
+*/}}
+{{- define "centralmcp-router.embeddingsConfig" -}}
+{{- $server := .Values.embeddingsServer }}
+{{- $embeddings := dict "url" (printf "http://%s:%d%s" (include "centralmcp-router.embeddingsName" .) ($server.port | int) $server.path) "model" $server.model }}
+{{- with $server.headers }}{{ $_ := set $embeddings "headers" . }}{{ end }}
+{{- range $key := list "timeoutMs" "batchTimeoutMs" "batchSize" }}
+{{- $value := get $server $key }}
+{{- if not (kindIs "invalid" $value) }}{{ $_ := set $embeddings $key ($value | int) }}{{ end }}
+{{- end }}
+{{- toYaml $embeddings }}
 {{- end }}

@@ -1,6 +1,8 @@
 import type { LearnedSignal } from '../../learning/domain/associations';
 import type { CatalogTool } from '../../registry/registry.types';
+import { withAbbreviations } from './abbreviations';
 import { liftedByUse } from './learned-lift';
+import { corrections } from './spelling';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
 import { queryTerms, type QueryTerm } from './terms';
@@ -13,7 +15,6 @@ import {
   type IndexState,
   type TermWeight,
   type ToolIndex,
-  type Vocabulary,
 } from './tool-index';
 
 /**
@@ -79,21 +80,8 @@ const NAME_COVERAGE_WEIGHT = 0.2;
 /** A deprecated tool's score is multiplied by this: below a live tool of similar score. */
 const DEPRECATED_FACTOR = 0.5;
 
-/**
- * Spelling correction: a query word the catalog does not know stands for the catalog terms within
- * a small edit distance (none below 4 characters, where too much matches by accident; 1 edit up
- * to 7 characters, 2 beyond), or that it begins (from 3 characters: a half-typed `list_dir`).
- * Words the catalog knows are never widened: look-alikes would bury the word itself.
- */
-const FUZZY_MIN_LENGTH = 4;
-const FUZZY_LONG_LENGTH = 8;
-const PREFIX_MIN_LENGTH = 3;
-const FUZZY_WEIGHT = 0.45;
-const PREFIX_WEIGHT = 0.375;
 /** Query words whose expansions are kept; past this the cache starts again (a few MB at most). */
 const MAX_CACHED_WORDS = 20_000;
-/** Corrections kept per word, the closest first: a word matching hundreds of terms says little. */
-const MAX_CORRECTIONS = 8;
 
 /**
  * Ranks the catalog against a free-text query. Hits are ordered by score (rounded to 4 decimals),
@@ -114,7 +102,7 @@ export function rankTerms(index: ToolIndex, terms: readonly QueryTerm[], opts: S
   const state = indexState(index);
   const topK = Number.isFinite(opts.topK) ? Math.floor(opts.topK) : 0;
   if (topK < 1) return { hits: [], complete: false };
-  return terms.length === 0 ? browse(state, topK, opts) : rank(state, terms, topK, opts);
+  return terms.length === 0 ? browse(state, topK, opts) : rank(state, withAbbreviations(state, terms), topK, opts);
 }
 
 function browse(state: IndexState, topK: number, opts: SearchToolsOptions): RankedMatches {
@@ -266,7 +254,7 @@ function expansionsOf(state: IndexState, term: string, written: string | undefin
   let expansions: TermWeight[];
   if (state.postings.has(term)) expansions = [{ term, weight: 1 }];
   else if (lexicon !== undefined && written !== undefined && isKnownWord(lexicon, written)) expansions = [];
-  else expansions = corrections(state, term);
+  else expansions = corrections(state, term, written);
   if (lexicon !== undefined && written !== undefined) {
     expansions.push(
       ...relatedTerms(lexicon, written, {
@@ -279,88 +267,6 @@ function expansionsOf(state: IndexState, term: string, written: string | undefin
   if (state.expansions.size >= MAX_CACHED_WORDS) state.expansions.clear();
   state.expansions.set(key, expansions);
   return expansions;
-}
-
-function corrections(state: IndexState, word: string): TermWeight[] {
-  const vocabulary = (state.vocabulary ??= arrange(state.postings.keys()));
-  const found: { term: string; weight: number; distance: number }[] = [];
-  if (word.length >= PREFIX_MIN_LENGTH) {
-    for (let at = lowerBound(vocabulary.sorted, word); at < vocabulary.sorted.length; at += 1) {
-      const term = vocabulary.sorted[at];
-      if (!term.startsWith(word)) break;
-      if (term.length > word.length) found.push({ term, weight: PREFIX_WEIGHT, distance: term.length - word.length });
-    }
-  }
-  const maxEdits = word.length < FUZZY_MIN_LENGTH ? 0 : word.length < FUZZY_LONG_LENGTH ? 1 : 2;
-  for (let length = word.length - maxEdits; maxEdits > 0 && length <= word.length + maxEdits; length += 1) {
-    for (const term of vocabulary.byStart.get(startKey(word[0], length)) ?? []) {
-      const distance = editDistance(word, term, maxEdits);
-      if (distance <= maxEdits) found.push({ term, weight: FUZZY_WEIGHT, distance });
-    }
-  }
-  found.sort((a, b) => b.weight - a.weight || a.distance - b.distance || (a.term < b.term ? -1 : 1));
-  return found.slice(0, MAX_CORRECTIONS).map(({ term, weight }) => ({ term, weight }));
-}
-
-function arrange(terms: Iterable<string>): Vocabulary {
-  const sorted = [...terms].sort();
-  const byStart = new Map<string, string[]>();
-  for (const term of sorted) {
-    const key = startKey(term[0], term.length);
-    const list = byStart.get(key);
-    if (list === undefined) byStart.set(key, [term]);
-    else list.push(term);
-  }
-  return { sorted, byStart };
-}
-
-/**
- * Near spellings are looked for among terms of the same first letter and a close length: a typo
- * rarely hits the first letter, and comparing with a twentieth of the vocabulary keeps a
- * first-seen word's corrections well under a millisecond in a catalog of 10,000 tools.
- */
-function startKey(first: string, length: number): string {
-  return `${first}${length}`;
-}
-
-/** The first index of `sorted` whose term is not below `word`. */
-function lowerBound(sorted: readonly string[], word: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle] < word) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/**
- * Optimal-string-alignment distance (insertions, deletions, substitutions, adjacent swaps), or
- * `max + 1` as soon as it must exceed `max`.
- */
-export function editDistance(a: string, b: string, max: number): number {
-  const width = b.length + 1;
-  let before = new Int32Array(width);
-  let previous = new Int32Array(width);
-  let current = new Int32Array(width);
-  for (let j = 0; j < width; j += 1) previous[j] = j;
-  for (let i = 1; i <= a.length; i += 1) {
-    current[0] = i;
-    let rowMin = i;
-    for (let j = 1; j < width; j += 1) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let value = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
-        value = Math.min(value, before[j - 2] + 1);
-      }
-      current[j] = value;
-      if (value < rowMin) rowMin = value;
-    }
-    if (rowMin > max) return max + 1;
-    [before, previous, current] = [previous, current, before];
-  }
-  return previous[b.length];
 }
 
 interface RankedDoc {

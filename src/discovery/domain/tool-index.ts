@@ -43,6 +43,8 @@ export interface IndexedTool {
    * compound left out): how much of the name a query covers is a signal of the ranking.
    */
   readonly nameTerms: readonly string[];
+  /** The words of its name in order, lowercase (`read_text_file` → `read`, `text`, `file`): abbreviations are read against them. */
+  readonly nameWords: readonly string[];
   /** The plain words (lowercase letters only) of its text, unstemmed, each once. */
   readonly words: readonly string[];
   /** Its place in the ranking's score arrays, unique among the indexed tools (freed ones are reused). */
@@ -85,8 +87,15 @@ export interface IndexState {
    * queries do not. Cleared by every change to the catalog.
    */
   readonly expansions: Map<string, readonly TermWeight[]>;
+  /**
+   * Per request word read as an abbreviation, the words it stands for (none: not one), worked out
+   * once per word (`abbreviations.ts`). Cleared by every change to the catalog.
+   */
+  readonly abbreviations: Map<string, { readonly words: readonly string[]; readonly weight: number }>;
   /** The catalog's terms sorted, and by length, for spelling correction; built when first needed. */
   vocabulary: Vocabulary | undefined;
+  /** The catalog's plain words ({@link words}) arranged alike, for correcting a word as written. */
+  wordVocabulary: Vocabulary | undefined;
   /** The offline lexicon for word meanings; without it the ranking is lexical only. */
   readonly lexicon: Lexicon | undefined;
   /** The vectors of {@link words}, built when first needed after a change. */
@@ -210,11 +219,23 @@ function toIndexed(id: string, tool: CatalogTool, memo: Map<string, string | nul
     lengths.push(length);
   }
   const nameTerms = new Set<string>();
-  for (const word of nameWords(text[0])) {
+  const ownNameWords = nameWords(text[0]);
+  for (const word of ownNameWords) {
     const term = normalizeMemo(memo, word);
     if (term !== null) nameTerms.add(term);
   }
-  return { id, tool, text, lengths, counts, deprecated: DEPRECATED.test(text[1]), nameTerms: [...nameTerms], words: [...words], slot: -1 };
+  return {
+    id,
+    tool,
+    text,
+    lengths,
+    counts,
+    deprecated: DEPRECATED.test(text[1]),
+    nameTerms: [...nameTerms],
+    nameWords: ownNameWords,
+    words: [...words],
+    slot: -1,
+  };
 }
 
 /**
@@ -237,7 +258,9 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     fieldTotals: new Array<number>(FIELD_COUNT).fill(0),
     words: new Map(),
     expansions: new Map(),
+    abbreviations: new Map(),
     vocabulary: undefined,
+    wordVocabulary: undefined,
     lexicon: options.lexicon,
     wordVectors: undefined,
     freeSlots: [],
@@ -297,7 +320,9 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
     state.byBackend = new Map([...state.byBackend].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
   state.expansions.clear();
+  state.abbreviations.clear();
   state.vocabulary = undefined;
+  state.wordVocabulary = undefined;
   state.wordVectors = undefined;
   state.compiled.clear();
   state.version += 1;
