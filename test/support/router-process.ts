@@ -148,7 +148,8 @@ export async function startRouterProcess(configFile: string, env: Record<string,
   try {
     // Backends connect once the router listens: wait for their first attempts, as a test starts
     // from a loaded catalog.
-    await waitFor(() => (url !== undefined && backendsStarted) || child.exitCode !== null, 30_000, 'router listening');
+    // A ceiling for a loaded machine (boot and the first connections take seconds when idle).
+    await waitFor(() => (url !== undefined && backendsStarted) || child.exitCode !== null, 90_000, 'router listening');
   } catch (err) {
     killTree(child.pid!);
     throw err;
