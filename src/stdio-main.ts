@@ -7,6 +7,7 @@ import { loadConfigFromEnvironment } from './config/config.module';
 import { judgeStopSignal } from './lifecycle/domain/stop-signals';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { McpService } from './mcp/mcp.service';
+import { OfferingMethods } from './mcp/offering-methods';
 import { ToolListStreams } from './mcp/tool-list-streams';
 import { moveOpsPathsOffMainPort } from './ops-port';
 import { ReloadService } from './reload/reload.service';
@@ -85,6 +86,9 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
       (message) => void writeLine(JSON.stringify(message)),
       () => undefined,
     );
+  // And a backend's resources or prompts listed again after its list_changed (initialize declares
+  // `listChanged: true` for them over stdio).
+  app.get(OfferingMethods).onListChanged((method) => void writeLine(JSON.stringify({ jsonrpc: '2.0', method })));
   let firstStopAtMs: number | undefined;
   // As the HTTP router's signals (main.ts): stop signals together are one, a later one exits now;
   // SIGHUP reloads the config file.

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { waitFor } from './support/backend-processes';
+import { SERVER_ENTRIES } from './support/backend-servers';
 import { FAULT_SERVER } from './support/fault-backends';
 import { killTree } from './support/reaper';
 import { BUILD, tempDir } from './support/router';
@@ -20,7 +21,12 @@ interface Line {
   jsonrpc: string;
   id?: unknown;
   method?: string;
-  result?: { tools?: { name: string }[]; capabilities?: { tools?: { listChanged?: boolean } } };
+  result?: {
+    tools?: { name: string }[];
+    resources?: unknown[];
+    structuredContent?: { status?: string };
+    capabilities?: Record<string, { listChanged?: boolean } | undefined>;
+  };
 }
 
 let pid: number | undefined;
@@ -28,20 +34,10 @@ after(() => {
   if (pid !== undefined) killTree(pid);
 });
 
-test('a tool that turns read-only joins the list, and the client is told on stdout', async () => {
+/** Starts `centralmcp-router stdio` with `yaml` as its config; lines of stdout parsed as they come. */
+function startStdio(yaml: string[]) {
   const config = join(tempDir('centralmcp-stdio-changes-'), 'router.yaml');
-  writeFileSync(
-    config,
-    [
-      'backends:',
-      '  fault:',
-      '    transport: stdio',
-      `    command: ${JSON.stringify(process.execPath)}`,
-      `    args: [${JSON.stringify(FAULT_SERVER)}, "--name", "fault"]`,
-      'publish: { mode: both }',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, [...yaml, ''].join('\n'));
   const child = spawn(process.execPath, [CLI, 'stdio', '--config', config], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -62,6 +58,20 @@ test('a tool that turns read-only joins the list, and the client is told on stdo
     await waitFor(() => lines.some((l) => l.id === id), 60_000, `the answer to ${id}`);
     return lines.find((l) => l.id === id)!;
   };
+  return { child, exited, lines, send, answerTo };
+}
+
+const told = (lines: Line[], method: string) => lines.filter((l) => l.method === method).length;
+
+test('a tool that turns read-only joins the list, and the client is told on stdout', async () => {
+  const { exited, lines, send, answerTo, child } = startStdio([
+    'backends:',
+    '  fault:',
+    '    transport: stdio',
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(FAULT_SERVER)}, "--name", "fault"]`,
+    'publish: { mode: both }',
+  ]);
   const listed = async (id: number) => ((await answerTo(id)).result?.tools ?? []).map((t) => t.name);
 
   send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -77,9 +87,8 @@ test('a tool that turns read-only joins the list, and the client is told on stdo
   await answerTo(3);
   // Told twice in all: when the first catalog arrived (the stream is open from the start, with an
   // empty list), and after this change (the router re-lists the backend when it says so).
-  const told = () => lines.filter((l) => l.method === 'notifications/tools/list_changed').length;
-  await waitFor(() => told() >= 2, 60_000, 'list_changed on stdout after the change');
-  assert.equal(told(), 2);
+  await waitFor(() => told(lines, 'notifications/tools/list_changed') >= 2, 60_000, 'list_changed on stdout after the change');
+  assert.equal(told(lines, 'notifications/tools/list_changed'), 2);
   send({ id: 4, method: 'tools/list', params: {} });
   assert.ok((await listed(4)).includes('fault__purge_cache'));
 
@@ -87,4 +96,29 @@ test('a tool that turns read-only joins the list, and the client is told on stdo
   assert.deepEqual(await exited, [0, null]);
   pid = undefined;
   assert.ok(lines.every((l) => l.jsonrpc === '2.0'));
+});
+
+test("a backend's resources/list_changed reaches the stdio client, which initialize told it would", async () => {
+  const { exited, lines, send, answerTo, child } = startStdio([
+    'backends:',
+    '  fixture:',
+    '    transport: stdio',
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(SERVER_ENTRIES.fixture)}, "--offerings"]`,
+    // add_resource is not annotated read-only: the operator lets it through.
+    'policy: { readOnly: { allow: ["fixture:add_resource"] } }',
+  ]);
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  send({ method: 'notifications/initialized' });
+  send({ id: 2, method: 'resources/list', params: {} });
+  assert.equal((await answerTo(1)).result?.capabilities?.resources?.listChanged, true);
+  assert.ok(((await answerTo(2)).result?.resources?.length ?? 0) > 0);
+  // The first listing, made while the client started, may have been announced already.
+  const first = told(lines, 'notifications/resources/list_changed');
+  send({ id: 3, method: 'tools/call', params: { name: 'invoke_read_tool', arguments: { name: 'add_resource', server: 'fixture' } } });
+  assert.equal((await answerTo(3)).result?.structuredContent?.status, 'ok');
+  await waitFor(() => told(lines, 'notifications/resources/list_changed') > first, 60_000, 'resources/list_changed on stdout');
+  child.stdin.end();
+  assert.deepEqual(await exited, [0, null]);
+  pid = undefined;
 });

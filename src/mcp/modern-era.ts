@@ -60,12 +60,12 @@ export class ModernEra implements EraDialect {
     this.toolsListJson = listing && toolsListJson(listing.tools, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
   }
 
-  async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
+  async answer({ id, method, params, principal, stream }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'server/discover': {
         const base = this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE, true);
         // The static answer, unless a backend this caller may use serves resources or prompts.
-        const offered = this.offerings.capabilities(principal);
+        const offered = this.offerings.capabilities(principal, stream === true);
         if (offered.resources === undefined && offered.prompts === undefined) return ok(resultMessageJson(id, base));
         const discover = JSON.parse(base) as { capabilities: Record<string, unknown> };
         discover.capabilities = { ...discover.capabilities, ...offered };

@@ -47,14 +47,14 @@ export function answerIdOf(line: string): RequestId | null | undefined {
   return incoming.kind === 'request' || incoming.kind === 'invalid' ? incoming.id : undefined;
 }
 
-/** Requests answered from the router alone, before any backend is asked: the handshake and ping. */
-const WITHOUT_BACKENDS = new Set(['initialize', 'ping', 'server/discover']);
+/** Requests answered from the router alone, whatever its backends: ping. */
+const WITHOUT_BACKENDS = new Set(['ping']);
 
 /**
- * Whether a message's answer depends on the backends (tools, their catalog, resources, prompts):
- * such a message waits until each backend's first connection attempt is over, so a client that
- * calls right after starting the router does not find it empty. Notifications, answers and lines
- * that are no JSON-RPC request never wait.
+ * Whether a message's answer depends on the backends (the capabilities the handshake declares, tools,
+ * their catalog, resources, prompts): such a message waits until each backend's first connection
+ * attempt is over, so a client that starts the router and asks at once does not find it empty.
+ * Notifications, answers and lines that are no JSON-RPC request never wait.
  */
 export function waitsForBackends(line: string): boolean {
   const incoming = parseIncoming(line);
