@@ -70,6 +70,21 @@ function post(agent: Agent, url: string, body: string): Promise<void> {
 }
 
 /**
+ * Waits (unmeasured) until a call of this row succeeds: under valgrind a backend's first connect
+ * can take longer than its timeout, and the backend is then down until it reconnects.
+ */
+async function untilAnswered(agent: Agent, url: string, body: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await post(agent, url, body);
+    } catch (err) {
+      if (attempt >= 600) throw err;
+      await sleep(500);
+    }
+  }
+}
+
+/**
  * One `callgrind_control` command. Valgrind reads commands only while the program runs, so the
  * router is woken with a cheap GET every 20 ms until the command has been taken.
  */
@@ -141,6 +156,7 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
       const perRequest = row.shape === 'batch' ? BATCH_SIZE : 1;
       const warmups = Math.ceil(WARMUP_SINGLES / perRequest);
       const calls = row.shape === 'batch' ? BATCHES : CALLS;
+      await untilAnswered(agent, router.url, body);
       for (let i = 0; i < warmups; i++) await post(agent, router.url, body);
       const windows: number[] = [];
       for (let w = 0; w < WINDOWS; w++) {

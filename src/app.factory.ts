@@ -7,6 +7,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from './config/domain/env-settings';
 import { registerAdmission } from './mcp/admission.hook';
 import { ClientGoneFilter } from './mcp/client-gone.filter';
 import { BODIES_IN_FLIGHT, BodyBudget } from './mcp/domain/body-budget';
+import { registerMcpRoute } from './mcp/mcp.route';
 import { McpService } from './mcp/mcp.service';
 import type { RouterConfig } from './config/config.types';
 import { JsonLogger } from './lifecycle/json-logger';
@@ -74,13 +75,15 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
   }
   // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
   // controller. Added before listen(), so they apply to every route.
-  app.useGlobalFilters(new ClientGoneFilter(app.getHttpAdapter()));
+  const globalFilter = new ClientGoneFilter(app.getHttpAdapter());
+  app.useGlobalFilters(globalFilter);
   registerRequestContext(adapter.getInstance());
   registerHttpMetrics(adapter.getInstance(), app.get(MetricsService));
   registerDrainHook(adapter.getInstance(), app.get(LifecycleService));
   // After the drain hook: a draining router refuses before it authenticates anyone.
   const budget = new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes);
   registerAdmission(adapter.getInstance(), app.get(McpService), config.http.bodyLimitBytes, budget);
+  registerMcpRoute(adapter.getInstance(), app.get(McpService), globalFilter);
   return app;
 }
 

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RedisStoreConfig } from './config.types';
 
 /**
@@ -6,9 +6,14 @@ import type { RedisStoreConfig } from './config.types';
  * call is decided now (by its own failure policy), never held in a queue until Redis returns; a
  * command lost with its connection is never sent twice; reconnecting goes on, at most every 2 s.
  * Connects only when asked (`connect()`).
+ *
+ * ioredis is loaded here, on first use: a router without Redis never loads it (about 2 MB of heap
+ * and code it would hold for nothing).
  */
 export function openRedisStore(config: RedisStoreConfig): Redis {
-  return new Redis(config.url, {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when Redis is configured
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+  return new RedisClient(config.url, {
     lazyConnect: true,
     connectTimeout: config.connectTimeoutMs,
     commandTimeout: config.commandTimeoutMs,

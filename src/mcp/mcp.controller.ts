@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Controller, Delete, Get, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventStream } from './era-dialect';
 import { EdgeError } from './mcp.errors';
@@ -6,7 +6,11 @@ import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
 import { ToolListStreams } from './tool-list-streams';
 
-/** `/mcp`: adapts HTTP to McpService (and a GET to ToolListStreams) and back; decides nothing. Draining is the drain hook's (lifecycle/). */
+/**
+ * GET and DELETE `/mcp`: a GET opens a ToolListStreams stream (while tools are published per
+ * caller), DELETE is refused (the endpoint is stateless). POST is a plain Fastify route
+ * (mcp.route.ts). Draining is the drain hook's (lifecycle/).
+ */
 @Controller('mcp')
 @UseFilters(EdgeErrorFilter)
 export class McpController {
@@ -14,26 +18,6 @@ export class McpController {
     private readonly mcp: McpService,
     private readonly streams: ToolListStreams,
   ) {}
-
-  @Post()
-  async post(@Body() body: unknown, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
-    const answer = await this.mcp.handlePost({
-      body: typeof body === 'string' ? body : '',
-      url: request.url,
-      headers: request.headers,
-      rawHeaders: request.raw.rawHeaders,
-      principal: request.principal ?? undefined,
-    });
-    if (answer.events !== undefined) {
-      sendEvents(reply, answer.events);
-      return undefined;
-    }
-    reply.status(answer.status);
-    for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
-    if (answer.body === undefined) return '';
-    reply.header('content-type', 'application/json');
-    return answer.body;
-  }
 
   /**
    * A stream of server-initiated messages (Streamable HTTP, "Listening for Messages from the
@@ -64,7 +48,7 @@ export class McpController {
 }
 
 /** A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it. */
-function sendEvents(reply: FastifyReply, events: EventStream): void {
+export function sendEvents(reply: FastifyReply, events: EventStream): void {
   reply.hijack();
   // A stream is not a request in flight: it ends itself when draining begins (ToolListStreams).
   reply.request.leaveInFlight?.();
