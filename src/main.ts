@@ -7,18 +7,8 @@ import { BackendsService } from './backends/backends.service';
 import { errnoCode } from './common/thrown';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
-import { judgeStopSignal } from './lifecycle/domain/stop-signals';
-import { LifecycleService } from './lifecycle/lifecycle.service';
 import { moveOpsPathsOffMainPort } from './ops-port';
-import { ReloadService } from './reload/reload.service';
-
-/**
- * Bound of `app.close()` after the drain: closing backends waits for every stdio process group to
- * exit, which the backends' own escalation to SIGKILL (2 s) keeps short; this only guards against
- * a hang. With the answer grace after a missed drain deadline (2 s) it stays under the chart's
- * `shutdown.extraGraceSeconds` (10), so the kubelet never has to SIGKILL the router.
- */
-const CLOSE_TIMEOUT_MS = 6_000;
+import { handleSignals, shutDown } from './process-signals';
 
 async function main(): Promise<void> {
   let config;
@@ -37,7 +27,8 @@ async function main(): Promise<void> {
     );
     process.exit(78);
   }
-  handleSignals(app);
+  const logger = new Logger('Main');
+  handleSignals(app, logger, () => void shutDown(app, logger));
   const opsPort = config.http.metricsPort === undefined ? undefined : moveOpsPathsOffMainPort(app);
   // The port first, the backends after: a router that cannot listen spawns nothing, and
   // liveness answers while backends still connect (readiness says when the required ones are up).
@@ -49,7 +40,7 @@ async function main(): Promise<void> {
     const metricsPort = config.http.metricsPort;
     (await listenOrExit(() => opsPort.listen(metricsPort, config.http.host), config.http.host, metricsPort)).unref();
   }
-  new Logger('Main').log({
+  logger.log({
     msg: 'router listening',
     url: `${await app.getUrl()}/mcp`,
     ...(config.http.metricsPort !== undefined ? { metricsPort: config.http.metricsPort } : {}),
@@ -102,65 +93,6 @@ async function listenOrExit<T>(listen: () => Promise<T>, host: string, port: num
     };
     process.stderr.write(JSON.stringify(line) + '\n');
     process.exit(78);
-  }
-}
-
-/**
- * SIGHUP reloads the config file (architecture §3.1); a router shutting down
- * ignores it. Listened to as soon as the app exists, before it listens: Node's default for SIGHUP
- * would end the process.
- *
- * SIGTERM (Kubernetes) or SIGINT (a terminal): readiness fails and new /mcp requests are refused
- * at once, in-flight requests finish up to the drain deadline, then `app.close()` runs every
- * shutdown hook (the backends' kills every stdio process group) and the process exits 0. Signals
- * that arrive together (Ctrl-C reaches the router from the terminal and again through npm) are
- * one request; a signal that comes later, while shutting down, exits at once; the `exit` hook
- * still kills the backends' groups.
- */
-function handleSignals(app: NestFastifyApplication): void {
-  const logger = new Logger('Main');
-  let firstAtMs: number | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    const nowMs = performance.now();
-    switch (judgeStopSignal(firstAtMs, nowMs)) {
-      case 'joined':
-        logger.log({ msg: 'signal joins the shutdown under way', signal });
-        return;
-      case 'exit_now':
-        logger.warn({ msg: 'second signal: exiting now', signal });
-        process.exit(1);
-        return;
-      case 'drain':
-        firstAtMs = nowMs;
-        logger.log({ msg: 'shutting down', signal });
-        void shutDown(app, logger);
-        return;
-    }
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  process.on('SIGHUP', () => {
-    if (firstAtMs === undefined) app.get(ReloadService).reload('signal');
-  });
-}
-
-async function shutDown(app: NestFastifyApplication, logger: Logger): Promise<void> {
-  try {
-    const drained = await app.get(LifecycleService).drain();
-    // Every request has had its answer (or its grace); what is left is idle keep-alive connections,
-    // or a request stuck below the call path: neither may hold the close up.
-    if (!drained.idle) app.getHttpServer().closeAllConnections();
-    const closeGuard = setTimeout(() => {
-      logger.error({ msg: 'close did not finish in time: exiting', closeTimeoutMs: CLOSE_TIMEOUT_MS });
-      process.exit(1);
-    }, CLOSE_TIMEOUT_MS);
-    await app.close();
-    clearTimeout(closeGuard);
-    logger.log({ msg: 'stopped' });
-    process.exit(0);
-  } catch (err) {
-    logger.error({ msg: 'shutdown failed', error: err instanceof Error ? err.message : String(err) });
-    process.exit(1);
   }
 }
 

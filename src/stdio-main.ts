@@ -4,19 +4,15 @@ import { createApp } from './app.factory';
 import { BackendsService } from './backends/backends.service';
 import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
-import { judgeStopSignal } from './lifecycle/domain/stop-signals';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { McpService } from './mcp/mcp.service';
 import { OfferingMethods } from './mcp/offering-methods';
 import { ToolListStreams } from './mcp/tool-list-streams';
 import { moveOpsPathsOffMainPort } from './ops-port';
-import { ReloadService } from './reload/reload.service';
+import { handleSignals, shutDown } from './process-signals';
 import { stdioPrincipal } from './stdio/domain/stdio-message';
 import { StdioFrontEnd } from './stdio/stdio-front-end';
 import { claimStdout } from './stdio/stdout-claim';
-
-/** Bound of `app.close()` once drained, as for the HTTP router (main.ts). */
-const CLOSE_TIMEOUT_MS = 6_000;
 
 export const STDIO_USAGE =
   'usage: centralmcp-router stdio [--config FILE] [--http]\n' +
@@ -89,51 +85,11 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
   // And a backend's resources or prompts listed again after its list_changed (initialize declares
   // `listChanged: true` for them over stdio).
   app.get(OfferingMethods).onListChanged((method) => void writeLine(JSON.stringify({ jsonrpc: '2.0', method })));
-  let firstStopAtMs: number | undefined;
-  // As the HTTP router's signals (main.ts): stop signals together are one, a later one exits now;
-  // SIGHUP reloads the config file.
-  const onSignal = (signal: NodeJS.Signals) => {
-    const nowMs = performance.now();
-    switch (judgeStopSignal(firstStopAtMs, nowMs)) {
-      case 'joined':
-        return;
-      case 'exit_now':
-        logger.warn({ msg: 'second signal: exiting now', signal });
-        process.exit(1);
-        return;
-      case 'drain':
-        firstStopAtMs = nowMs;
-        logger.log({ msg: 'shutting down', signal });
-        frontEnd.stop();
-        return;
-    }
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  process.on('SIGHUP', () => {
-    if (firstStopAtMs === undefined) app.get(ReloadService).reload('signal');
-  });
+  // As the HTTP router's signals: a stop signal ends the reading of stdin, then the drain below.
+  const stop = handleSignals(app, logger, () => frontEnd.stop());
   logger.log({ msg: 'serving MCP on stdio', principal: principal.id, startupMs: Math.round(process.uptime() * 1000) });
   await frontEnd.serve(process.stdin);
-  if (firstStopAtMs === undefined) logger.log({ msg: 'stdin closed: shutting down' });
-  firstStopAtMs ??= performance.now();
+  if (!stop.stopping) logger.log({ msg: 'stdin closed: shutting down' });
+  stop.markStopping();
   await shutDown(app, logger);
-}
-
-async function shutDown(app: NestFastifyApplication, logger: Logger): Promise<void> {
-  try {
-    const drained = await app.get(LifecycleService).drain();
-    if (!drained.idle) app.getHttpServer().closeAllConnections();
-    const closeGuard = setTimeout(() => {
-      logger.error({ msg: 'close did not finish in time: exiting', closeTimeoutMs: CLOSE_TIMEOUT_MS });
-      process.exit(1);
-    }, CLOSE_TIMEOUT_MS);
-    await app.close();
-    clearTimeout(closeGuard);
-    logger.log({ msg: 'stopped' });
-    process.exit(0);
-  } catch (err) {
-    logger.error({ msg: 'shutdown failed', error: err instanceof Error ? err.message : String(err) });
-    process.exit(1);
-  }
 }
