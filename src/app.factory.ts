@@ -4,10 +4,11 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module';
 import { ConfigError } from './config/config.errors';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config/domain/env-settings';
-import { registerAdmission } from './mcp/admission.hook';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import type { FastifyServerOptions } from 'fastify';
 import { ClientGoneFilter } from './mcp/client-gone.filter';
 import { BODIES_IN_FLIGHT, BodyBudget } from './mcp/domain/body-budget';
-import { registerMcpRoute } from './mcp/mcp.route';
+import { McpPost } from './mcp/mcp-post';
 import { McpService } from './mcp/mcp.service';
 import type { RouterConfig } from './config/config.types';
 import { JsonLogger } from './lifecycle/json-logger';
@@ -34,7 +35,21 @@ const CONNECTIONS_CHECK_MS = 500;
  */
 export async function createApp(config: RouterConfig): Promise<NestFastifyApplication> {
   const requestTimeout = config.http.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // POST /mcp is answered below Fastify (mcp/mcp-post.ts), every other request by Fastify. The
+  // server is Node's, set up as Fastify sets up its own (its timeouts and `http` options).
+  // Set once the application is built, before it listens.
+  const front: { mcpPost?: McpPost } = {};
   const adapter = new FastifyAdapter({
+    serverFactory: (fastifyHandler: (req: IncomingMessage, res: ServerResponse) => void, options: FastifyServerOptions & { http?: ServerOptions }) => {
+      const server = createServer(options.http ?? {}, (req: IncomingMessage, res: ServerResponse) => {
+        if (front.mcpPost !== undefined && McpPost.takes(req)) front.mcpPost.handle(req, res);
+        else fastifyHandler(req, res);
+      });
+      server.keepAliveTimeout = options.keepAliveTimeout ?? server.keepAliveTimeout;
+      server.requestTimeout = options.requestTimeout ?? server.requestTimeout;
+      server.setTimeout(options.connectionTimeout ?? 0);
+      return server;
+    },
     bodyLimit: config.http.bodyLimitBytes,
     // Node's defaults as Fastify sets them never time out a slow body (requestTimeout 0): bound the
     // time to receive headers and body, and check it often enough that the bound is what it says.
@@ -73,17 +88,20 @@ export async function createApp(config: RouterConfig): Promise<NestFastifyApplic
     const { endpoint, protocol, serviceName } = config.tracing;
     new Logger('Tracing').log({ msg: 'exporting traces', endpoint: withoutCredentials(endpoint), protocol, serviceName });
   }
-  // Fastify hooks rather than Nest interceptors: they also see 404s and 413s, which never reach a
-  // controller. Added before listen(), so they apply to every route.
+  // Fastify hooks rather than Nest interceptors: they also see 404s, which never reach a
+  // controller. Added before listen(), so they apply to every route Fastify answers.
   const globalFilter = new ClientGoneFilter(app.getHttpAdapter());
   app.useGlobalFilters(globalFilter);
   registerRequestContext(adapter.getInstance());
   registerHttpMetrics(adapter.getInstance(), app.get(MetricsService));
   registerDrainHook(adapter.getInstance(), app.get(LifecycleService));
-  // After the drain hook: a draining router refuses before it authenticates anyone.
-  const budget = new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes);
-  registerAdmission(adapter.getInstance(), app.get(McpService), config.http.bodyLimitBytes, budget);
-  registerMcpRoute(adapter.getInstance(), app.get(McpService), globalFilter);
+  front.mcpPost = new McpPost({
+    mcp: app.get(McpService),
+    lifecycle: app.get(LifecycleService),
+    metrics: app.get(MetricsService),
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    budget: new BodyBudget(BODIES_IN_FLIGHT * config.http.bodyLimitBytes),
+  });
   return app;
 }
 

@@ -60,3 +60,13 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export function saneRequestId(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : undefined;
 }
+
+/**
+ * The context of an HTTP request from its head: the caller's sane `x-request-id` or a new id, and
+ * its `traceparent` when it is one short header (a longer one is no W3C trace context).
+ */
+export function contextOfRequest(headers: Record<string, string | string[] | undefined>, newId: () => string): RequestContext {
+  const traceparent = headers.traceparent;
+  const requestId = saneRequestId(headers[REQUEST_ID_HEADER]) ?? newId();
+  return typeof traceparent === 'string' && traceparent.length <= 64 ? { requestId, traceparent } : { requestId };
+}

@@ -3,16 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { LifecycleService } from './lifecycle.service';
 
 /**
- * A client may retry this soon: by then readiness has taken this replica out of the Service, so
- * the retry lands elsewhere.
+ * The answer to an /mcp request that arrives while the router drains: 503 with a JSON-RPC error
+ * (the "server error" range, spec §5.1, as the other /mcp edge errors use) and `Retry-After`. A
+ * client may retry this soon: by then readiness has taken this replica out of the Service, so the
+ * retry lands elsewhere. `Connection: close` moves a keep-alive client off this replica, so its next
+ * request opens a connection that the Service routes to a ready one.
  */
-const RETRY_AFTER_SECONDS = '1';
-
-/** JSON-RPC "server error" range (spec §5.1), as the other /mcp edge errors use. */
-const DRAINING_BODY = {
-  jsonrpc: '2.0',
-  id: null,
-  error: { code: -32000, message: 'Service Unavailable: the router is shutting down; retry the request' },
+export const DRAINING_ANSWER = {
+  status: 503,
+  headers: { 'retry-after': '1', connection: 'close' },
+  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the router is shutting down; retry the request"}}',
 } as const;
 
 const MCP_PATH = /^\/mcp(\?|$)/;
@@ -29,9 +29,8 @@ declare module 'fastify' {
 }
 
 /**
- * Counts /mcp requests in flight for the drain and, once draining, refuses new ones with 503, a
- * JSON-RPC error body and `Retry-After`. `Connection: close` moves a keep-alive client off this
- * replica, so its next request opens a connection that the Service routes to a ready one.
+ * Counts GET and DELETE /mcp requests in flight for the drain and, once draining, refuses new ones
+ * with DRAINING_ANSWER. POST /mcp does the same below Fastify (mcp/mcp-post.ts).
  *
  * Fastify hooks rather than a Nest interceptor: an interceptor wraps every request in rxjs and
  * async-resource bindings, which measured about 50 µs of CPU per call on the hot route
@@ -52,11 +51,6 @@ export function registerDrainHook(fastify: FastifyInstance, lifecycle: Lifecycle
       return done();
     }
     logger.debug({ msg: 'request refused: draining' });
-    void reply
-      .code(503)
-      .header('retry-after', RETRY_AFTER_SECONDS)
-      .header('connection', 'close')
-      .header('content-type', 'application/json')
-      .send(DRAINING_BODY);
+    void reply.code(DRAINING_ANSWER.status).headers(DRAINING_ANSWER.headers).header('content-type', 'application/json').send(DRAINING_ANSWER.body);
   });
 }

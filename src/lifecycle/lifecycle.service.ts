@@ -16,8 +16,8 @@ export const ANSWER_GRACE_MS = 2_000;
 
 /**
  * The process's serving state for graceful shutdown: whether it is draining, and how many /mcp
- * requests are in flight. Readiness reads `draining`; the /mcp drain hook counts requests in and
- * out and refuses new ones once draining has begun.
+ * requests are in flight. Readiness reads `draining`; POST /mcp (mcp/mcp-post.ts) and the drain
+ * hook (GET and DELETE) count requests in and out and refuse new ones once draining has begun.
  */
 @Injectable()
 export class LifecycleService {

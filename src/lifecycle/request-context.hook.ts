@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { REQUEST_ID_HEADER, type RequestContext, requestContext, saneRequestId } from '../common/request-context';
+import { contextOfRequest, REQUEST_ID_HEADER, requestContext } from '../common/request-context';
 
 /**
  * Gives every HTTP request a correlation id (the caller's `x-request-id` when sane, else a UUID),
@@ -15,10 +15,8 @@ import { REQUEST_ID_HEADER, type RequestContext, requestContext, saneRequestId }
  */
 export function registerRequestContext(fastify: FastifyInstance, newId: () => string = randomUUID): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    const traceparent = request.headers.traceparent;
-    const requestId = saneRequestId(request.headers[REQUEST_ID_HEADER]) ?? newId();
-    const context: RequestContext = typeof traceparent === 'string' && traceparent.length <= 64 ? { requestId, traceparent } : { requestId };
-    reply.header(REQUEST_ID_HEADER, requestId);
+    const context = contextOfRequest(request.headers, newId);
+    reply.header(REQUEST_ID_HEADER, context.requestId);
     requestContext.run(context, done);
   });
 }

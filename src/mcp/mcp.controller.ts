@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { EventStream } from './era-dialect';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
@@ -8,8 +9,8 @@ import { ToolListStreams } from './tool-list-streams';
 
 /**
  * GET and DELETE `/mcp`: a GET opens a ToolListStreams stream (while tools are published per
- * caller), DELETE is refused (the endpoint is stateless). POST is a plain Fastify route
- * (mcp.route.ts). Draining is the drain hook's (lifecycle/).
+ * caller), DELETE is refused (the endpoint is stateless). POST is answered below Fastify
+ * (mcp-post.ts). Draining is the drain hook's (lifecycle/).
  */
 @Controller('mcp')
 @UseFilters(EdgeErrorFilter)
@@ -37,7 +38,8 @@ export class McpController {
         .send(answer.body);
       return;
     }
-    sendEvents(reply, { open: (send, end) => this.streams.open(admission.principal, send, end) });
+    reply.hijack();
+    sendEvents(reply.raw, { open: (send, end) => this.streams.open(admission.principal, send, end) }, () => request.leaveInFlight?.());
   }
 
   /** Stateless: no session to end. */
@@ -47,12 +49,13 @@ export class McpController {
   }
 }
 
-/** A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it. */
-export function sendEvents(reply: FastifyReply, events: EventStream): void {
-  reply.hijack();
-  // A stream is not a request in flight: it ends itself when draining begins (ToolListStreams).
-  reply.request.leaveInFlight?.();
-  const raw = reply.raw;
+/**
+ * A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it.
+ * A stream is not a request in flight: it ends itself when draining begins (ToolListStreams), so
+ * `leaveInFlight` ends the request's count first.
+ */
+export function sendEvents(raw: ServerResponse, events: EventStream, leaveInFlight: () => void): void {
+  leaveInFlight();
   raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
   raw.flushHeaders();
   const stop = events.open(

@@ -70,7 +70,7 @@ export class McpService {
 
   /**
    * Checks the edge (Host, Origin), then who is calling (architecture §10): from the request's head
-   * alone, so the admission hook can refuse before a byte of the body is read.
+   * alone, so POST /mcp (mcp-post.ts) can refuse before a byte of the body is read.
    */
   async admit(head: McpRequestHead): Promise<Admission> {
     const { host, origin } = head.headers;
@@ -89,7 +89,7 @@ export class McpService {
     return { ok: false, answer: { status: caller.status, headers: { 'www-authenticate': caller.wwwAuthenticate }, body: refusalBody(caller) } };
   }
 
-  /** Answers one POSTed body; admits the caller first unless the admission hook already did. */
+  /** Answers one POSTed body; admits the caller first unless POST /mcp already did. */
   async handlePost(request: McpHttpRequest): Promise<HttpAnswer> {
     let principal = request.principal;
     if (principal === undefined) {
