@@ -42,7 +42,14 @@ export class AuditService implements OnApplicationShutdown {
 
   /** Records one read call: a backend call, or a call refused before reaching one. */
   record(event: AuditEvent): void {
-    this.write(() => auditLine(event, this.clock.now()));
+    // Formatted here rather than through `write`'s closure: this runs for every call.
+    let text: string;
+    try {
+      text = auditLine(event, this.clock.now());
+    } catch (err) {
+      return this.failed(err instanceof Error ? err : new Error(String(err)));
+    }
+    this.push(text);
   }
 
   /** Records a request refused at authentication (no principal, so no call fields). */
@@ -74,6 +81,11 @@ export class AuditService implements OnApplicationShutdown {
     } catch (err) {
       return this.failed(err instanceof Error ? err : new Error(String(err)));
     }
+    this.push(text);
+  }
+
+  /** Buffers one line; the turn's lines go to the sink together. */
+  private push(text: string): void {
     this.pending.push(text);
     this.pendingChars += text.length;
     if (this.pendingChars >= FLUSH_CHARS) return this.flush();

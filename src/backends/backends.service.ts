@@ -122,9 +122,10 @@ export class BackendsService implements OnApplicationShutdown {
    * `backend_timeout` (no answer within the backend's timeoutMs), `response_too_large`, or
    * `backend_failed` (connection lost during the call, a JSON-RPC error, a malformed result).
    */
-  async callTool(backend: string, tool: string, args: Record<string, unknown>, trace?: CallTrace): Promise<BackendToolResult> {
+  callTool(backend: string, tool: string, args: Record<string, unknown>, trace?: CallTrace): Promise<BackendToolResult> {
+    // Not async: the connection's promise is handed on as is, without one more promise and its turns.
     const connection = this.connections.get(backend);
-    if (!connection) throw new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`);
+    if (!connection) return Promise.reject(new RouterError('backend_unavailable', `unknown backend "${backend.slice(0, 64)}"`));
     return connection.callTool(tool, args, trace);
   }
 

@@ -73,11 +73,9 @@ export class BackendCallService {
     // Checked before the call starts: a stopped router takes no token and reaches no backend.
     if (this.stopped) return Promise.resolve(failed(notDispatched()));
     let dispatched = false;
-    const call = async (): Promise<{ outcome: BackendOutcome; why: string }> => {
+    const call = (): Promise<{ outcome: BackendOutcome; why: string }> => {
       dispatched = true;
-      const result = await this.callBackend(backend, tool, args);
-      // Why the call failed, in the router's words (a tool error's own text may echo the arguments).
-      return { outcome: result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result }, why: 'the tool answered isError: true' };
+      return this.callBackend(backend, tool, args).then(toolOutcome);
     };
     return this.lifecycle.untilStopped(this.limited(backend, tool, principal, call, beforeDispatch), () => failed(atDeadline(dispatched)));
   }
@@ -105,15 +103,18 @@ export class BackendCallService {
     call: () => Promise<{ outcome: BackendOutcome<R>; why: string }>,
     beforeDispatch?: () => Promise<RouterError | undefined>,
   ): Promise<BackendOutcome<R>> {
-    const limited = await this.rateLimits.acquire(backend, principal);
-    if (!limited.ok) {
-      if (limited.reason === 'store_unavailable') return failed(rateLimitStoreUnavailable());
-      this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
-      return failed(noTokenInTime(limited.maxWaitMs));
+    // Most calls have no bucket: they skip the token's await and its turns.
+    if (!this.rateLimits.unlimited(backend, principal)) {
+      const limited = await this.rateLimits.acquire(backend, principal);
+      if (!limited.ok) {
+        if (limited.reason === 'store_unavailable') return failed(rateLimitStoreUnavailable());
+        this.metrics.recordRateLimitTimeout(bucketLabel(limited.bucket, backend));
+        return failed(noTokenInTime(limited.maxWaitMs));
+      }
+      for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
+      // A call whose wait outlasted the drain deadline was answered already: it reaches no backend.
+      if (this.stopped) return failed(notDispatched());
     }
-    for (const wait of limited.waits) this.metrics.observeRateLimitWait(bucketLabel(wait.bucket, backend), wait.waitMs / 1000);
-    // A call whose wait outlasted the drain deadline was answered already: it reaches no backend.
-    if (this.stopped) return failed(notDispatched());
     if (beforeDispatch !== undefined) {
       const down = this.backends.unavailable(backend);
       if (down !== undefined) return failed(down);
@@ -184,6 +185,12 @@ export class BackendCallService {
  */
 function atDeadline(dispatched: boolean): RouterError {
   return dispatched ? stoppedAtDeadline() : notDispatched();
+}
+
+/** A tool's result as the call's outcome: `isError: true` fails it, and says why in the router's words. */
+function toolOutcome(result: BackendToolResult): { outcome: BackendOutcome; why: string } {
+  // A tool error's own text may echo the arguments: the why is the router's.
+  return { outcome: result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result }, why: 'the tool answered isError: true' };
 }
 
 function failed(error: RouterError): { kind: 'failed'; error: RouterError } {

@@ -146,7 +146,8 @@ export class BatchService {
     if (!checked.ok) return invalidCall(raw, checked.message);
     const call = checked.call;
     // One function decides discovery and calls: a tool the caller may not call is unknown to it.
-    const found = await this.resolution.resolveCall(call, principal, (candidate) => this.access.mayCallTool(principal, candidate));
+    const resolved = this.resolution.resolveCall(call, principal, (candidate) => this.access.mayCallTool(principal, candidate));
+    const found = resolved instanceof Promise ? await resolved : resolved;
     if (found.kind === 'failed') return found;
     const { tool, args, digest } = found;
     const decision = this.gate.decide(tool);

@@ -72,7 +72,7 @@ export class CallRecordService {
       correlationId: context?.requestId,
       traceparent: context?.traceparent,
       protocolVersion: context?.protocolVersion,
-      ...(call.confirmationId !== undefined ? { confirmationId: call.confirmationId } : {}),
+      confirmationId: call.confirmationId,
     });
   }
 }

@@ -39,32 +39,47 @@ export class ToolResolutionService {
   /**
    * One checked call up to its tool: arguments made canonical (what cursors, confirmations and the
    * audit digest are bound to), then resolved among the tools `permitted` admits. A refusal is
-   * the call's answer already, under the name and server it resolved to.
+   * the call's answer already, under the name and server it resolved to. A promise only while a
+   * backend's announced change of tools is awaited: every other call is resolved without one.
    */
-  async resolveCall(
+  resolveCall(
     call: { name: string; server?: string; arguments: Record<string, unknown> },
     principal: Principal,
     permitted: (tool: CatalogTool) => boolean,
-  ): Promise<ResolvedCall> {
+  ): ResolvedCall | Promise<ResolvedCall> {
     const args = canonicalArguments(call.arguments);
     const digest = argumentsDigest(args);
-    const found = await this.resolve(call.name, call.server, principal, permitted);
-    if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
-    return { kind: 'found', tool: found.tool, args, digest };
+    const found = this.resolve(call.name, call.server, principal, permitted);
+    return found instanceof Promise ? found.then((settled) => resolvedCall(settled, args, digest)) : resolvedCall(found, args, digest);
   }
 
-  async resolve(name: string, server: string | undefined, principal: Principal, permitted: (tool: CatalogTool) => boolean): Promise<Resolved> {
+  /** The tool a name resolves to for this caller; a promise only while its backend's tools settle. */
+  resolve(name: string, server: string | undefined, principal: Principal, permitted: (tool: CatalogTool) => boolean): Resolved | Promise<Resolved> {
     const callable = (tool: CatalogTool) => this.callable.callable(principal, tool);
-    let resolution = this.registry.resolve(name, server, permitted, callable);
+    const resolution = this.registry.resolve(name, server, permitted, callable);
     if (resolution.kind === 'found') {
       // A backend that announced a change of its tools is judged on the tools it announced.
       const settling = this.backends.toolsSettled(resolution.tool.backend);
       if (settling !== undefined) {
         const { name: toolName, backend } = resolution.tool;
-        if (!(await settling)) return { kind: 'refused', error: toolsNotSettled(), name: toolName, server: backend };
-        resolution = this.registry.resolve(name, server, permitted, callable);
+        return settling.then((settled) =>
+          settled
+            ? this.judge(this.registry.resolve(name, server, permitted, callable), name, server, principal, permitted)
+            : { kind: 'refused', error: toolsNotSettled(), name: toolName, server: backend },
+        );
       }
     }
+    return this.judge(resolution, name, server, principal, permitted);
+  }
+
+  /** What a resolution comes to: the tool, or why the call is refused. */
+  private judge(
+    resolution: ReturnType<RegistryService['resolve']>,
+    name: string,
+    server: string | undefined,
+    principal: Principal,
+    permitted: (tool: CatalogTool) => boolean,
+  ): Resolved {
     switch (resolution.kind) {
       case 'unknown': {
         if (server === undefined) return { kind: 'refused', error: unknownTool(undefined, this.notConnected(principal, permitted)), name, server: null };
@@ -104,4 +119,9 @@ export class ToolResolutionService {
   private usable(server: string, principal: Principal, permitted: (tool: CatalogTool) => boolean): boolean {
     return this.registry.hasCatalog(server) ? this.registry.toolsOf(server).some(permitted) : this.access.mayUseBackend(principal, server);
   }
+}
+
+function resolvedCall(found: Resolved, args: Record<string, unknown>, digest: string): ResolvedCall {
+  if (found.kind === 'refused') return failedCall(found.name, found.server, found.error, digest);
+  return { kind: 'found', tool: found.tool, args, digest };
 }

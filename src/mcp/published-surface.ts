@@ -74,12 +74,13 @@ export class PublishedSurface {
   }
 
   /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */
-  async call(params: RequestParams, principal: Principal): Promise<ToolCallOutcome> {
+  call(params: RequestParams, principal: Principal): Promise<ToolCallOutcome> {
     const { name } = params;
     const args = params.arguments ?? {};
-    if (typeof name !== 'string') return { ok: false, message: 'Invalid params: `name` must be a string' };
-    if (!isJsonObject(args)) return { ok: false, message: 'Invalid params: `arguments` must be an object' };
-    return { ok: true, resultJson: await this.run(name, args, principal) };
+    if (typeof name !== 'string') return Promise.resolve({ ok: false, message: 'Invalid params: `name` must be a string' });
+    if (!isJsonObject(args)) return Promise.resolve({ ok: false, message: 'Invalid params: `arguments` must be an object' });
+    // Not async: one `then` on the tool's own promise, on every tools/call.
+    return this.run(name, args, principal).then(resultOutcome);
   }
 
   /**
@@ -160,4 +161,8 @@ export class PublishedSurface {
     if (this.tracing.enabled) this.tracing.current().fail(TOOL_ERROR);
     return resultJson;
   }
+}
+
+function resultOutcome(resultJson: string): ToolCallOutcome {
+  return { ok: true, resultJson };
 }

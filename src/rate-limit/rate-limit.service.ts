@@ -86,6 +86,11 @@ export class RateLimitService {
    * Call it only after every local refusal (unknown tool, blocked, invalid call, invalid cursor):
    * those never reach a backend and so cost no token.
    */
+  /** True when no bucket applies to this call: `acquire` would resolve at once, with no wait. */
+  unlimited(backend: string, principal?: string): boolean {
+    return this.global === undefined && (this.perPrincipal === undefined || principal === undefined) && !this.perBackend.has(backend);
+  }
+
   async acquire(backend: string, principal?: string): Promise<RateLimitOutcome> {
     const limits: Limit[] = [];
     if (this.global) limits.push(this.global);

@@ -40,14 +40,22 @@ export interface MediaBlock {
  */
 export function referMedia(r: ToolResultLike): ToolResultLike {
   if (!Array.isArray(r.content)) return r;
-  const payloads = new Map<string, JsonObject>();
-  const content = r.content.map((block) => {
+  // Made only once a media block is met: most results hold none and are returned as they are.
+  let payloads: Map<string, JsonObject> | undefined;
+  let content: ContentBlock[] | undefined;
+  for (let i = 0; i < r.content.length; i++) {
+    const block = r.content[i];
     const ref = referenceOf(block);
-    if (ref === undefined) return block;
+    if (ref === undefined) {
+      content?.push(block);
+      continue;
+    }
+    payloads ??= new Map();
+    content ??= r.content.slice(0, i);
     payloads.set(ref[MEDIA_DATA] as string, withoutPayload(ref));
-    return ref;
-  });
-  if (payloads.size === 0) return r;
+    content.push(ref);
+  }
+  if (payloads === undefined || content === undefined) return r;
   const sc = r.structuredContent;
   if (!isJsonObject(sc)) return { ...r, content };
   const replaced = replaceRepeats(sc, payloads, 0);

@@ -120,3 +120,43 @@ test('an applied reload is a `config_reload` line naming what changed, nothing m
     restartRequired: ['audit'],
   });
 });
+
+test('a call line is byte for byte what JSON.stringify writes for its fields, hostile values included', () => {
+  const reference = (e: AuditEvent, timeMs: number) =>
+    JSON.stringify({
+      time: new Date(timeMs).toISOString(),
+      level: 'info',
+      kind: e.entrypoint === 'invoke_tool' ? 'write' : 'call',
+      principal: e.principal,
+      entrypoint: e.entrypoint,
+      backend: e.backend === null ? null : e.backend.slice(0, 64),
+      tool: e.tool.slice(0, 200),
+      argsDigest: e.argsDigest !== null && /^[A-Za-z0-9_-]{16,128}$/.test(e.argsDigest) ? e.argsDigest : null,
+      status: e.status,
+      durationMs: Number.isFinite(e.durationMs) && e.durationMs > 0 ? Math.round(e.durationMs) : 0,
+      responseBytes: Number.isFinite(e.responseBytes) && e.responseBytes > 0 ? Math.round(e.responseBytes) : 0,
+      ...(e.confirmationId !== undefined && /^[A-Za-z0-9_-]{16,128}$/.test(e.confirmationId) ? { confirmationId: e.confirmationId } : {}),
+      ...(e.protocolVersion !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(e.protocolVersion) ? { protocolVersion: e.protocolVersion } : {}),
+      ...(e.correlationId !== undefined && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(e.correlationId) ? { correlationId: e.correlationId } : {}),
+      ...(e.traceparent === event.traceparent ? { traceparent: e.traceparent } : {}),
+    });
+  const events: AuditEvent[] = [
+    event,
+    { ...event, entrypoint: 'invoke_tool', confirmationId: DIGEST, protocolVersion: '2026-07-28', correlationId: undefined, traceparent: undefined },
+    {
+      ...event,
+      principal: 'ünïcode "quoted" \\ \u2028 \u0000',
+      backend: `b"${'k'.repeat(100)}`,
+      tool: '\ud800 lone surrogate \n',
+      argsDigest: null,
+      status: 'blocked',
+      durationMs: 1e12,
+      responseBytes: Number.POSITIVE_INFINITY,
+      confirmationId: 'not a digest!',
+      protocolVersion: 'latest',
+      correlationId: 'x'.repeat(200),
+      traceparent: 'garbage',
+    },
+  ];
+  for (const e of events) assert.equal(auditLine(e, 1_700_000_000_123), reference(e, 1_700_000_000_123));
+});

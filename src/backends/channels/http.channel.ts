@@ -29,13 +29,17 @@ export class HttpChannel extends LegacySdkChannel {
     this.calls = new HttpCallClient({ backend: config.name, url, headers: config.headers, maxResponseBytes: MAX_RESPONSE_BYTES });
   }
 
-  async call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
+  call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
     const session = { sessionId: this.transport.sessionId, protocolVersion: this.transport.protocolVersion };
-    try {
-      return await this.calls.callTool(session, tool, args, timeoutMs, undefined, trace);
-    } catch (err) {
+    const failed = (err: unknown): never => {
       reportRequestFailure(err, this.events);
       throw toRouterError(err, this.config.name, timeoutMs);
+    };
+    // Not async: one `then` on the call's own promise, rather than a promise more and its turns.
+    try {
+      return this.calls.callTool(session, tool, args, timeoutMs, undefined, trace).then(undefined, failed);
+    } catch (err) {
+      return Promise.reject(err).then(undefined, failed);
     }
   }
 

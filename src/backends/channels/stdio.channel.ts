@@ -41,13 +41,17 @@ export class StdioChannel extends LegacySdkChannel {
     }
   }
 
-  async call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
+  call({ tool, arguments: args, timeoutMs, trace }: ChannelCall): Promise<BackendToolResult> {
     const meta = traceFields(trace);
     const params = meta === undefined ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: meta };
-    try {
-      return await this.requests.request<BackendToolResult>('tools/call', params, timeoutMs, this.readCall);
-    } catch (err) {
+    // Not async: one `then` on the request's own promise, rather than a promise more and its turns.
+    const failed = (err: unknown): never => {
       throw toRouterError(err, this.config.name, timeoutMs);
+    };
+    try {
+      return this.requests.request<BackendToolResult>('tools/call', params, timeoutMs, this.readCall).then(undefined, failed);
+    } catch (err) {
+      return Promise.reject(err).then(undefined, failed);
     }
   }
 

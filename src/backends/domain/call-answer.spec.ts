@@ -79,3 +79,16 @@ test('a complete 2026 result (resultType "complete") is a result like any other'
     result: { content: [{ type: 'text', text: 'hi' }] },
   });
 });
+
+test('content and structured content are relayed as sent, not copied; a non-object result or envelope is not a result', () => {
+  const content = [{ type: 'text', text: 'hi' }];
+  const structuredContent = { rows: [1, 2] };
+  const read = readCallAnswer(answer({ content, structuredContent }), 'c1');
+  assert.ok(read.kind === 'result');
+  assert.equal(read.result.content, content);
+  assert.equal(read.result.structuredContent, structuredContent);
+  assert.deepEqual(Object.keys(read.result), ['content', 'structuredContent']);
+  for (const result of [null, [content], 'text', 1]) assert.deepEqual(readCallAnswer(answer(result), 'c1'), { kind: 'malformed' });
+  assert.deepEqual(readCallAnswer({ jsonrpc: '1.0', id: 'c1', result: { content } }, 'c1'), { kind: 'other' });
+  assert.deepEqual(readCallAnswer([{ jsonrpc: '2.0', id: 'c1', result: { content } }], 'c1'), { kind: 'other' });
+});

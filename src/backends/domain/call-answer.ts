@@ -1,10 +1,9 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { RouterError } from '../../common/router-error';
 import type { BackendToolResult } from '../backends.types';
 import { backendFailure } from './backend-failures';
 import { type InputRequired, readInputRequired, type RoundAnswer } from './input-required';
-import { isJsonObject, JsonObjectSchema, JsonRpcErrorSchema } from './wire';
+import { isJsonObject, JsonRpcErrorSchema } from './wire';
 
 /** What one JSON-RPC message says about the request with a given id. */
 export type CallAnswer =
@@ -20,41 +19,21 @@ export type CallAnswer =
 const OTHER: CallAnswer = { kind: 'other' };
 const MALFORMED: CallAnswer = { kind: 'malformed' };
 
-/** The envelope of a JSON-RPC answer to one of the router's requests (its ids are strings). */
-const AnswerEnvelopeSchema = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: z.string(),
-  result: z.unknown().optional(),
-  error: z.unknown().optional(),
-});
-
-/**
- * A `tools/call` result with only the fields the router relays (MCP spec, CallToolResult): the
- * rest of the result (`_meta`, a 2026 `resultType`) is dropped. A light schema, since it runs on
- * every call: the content blocks are checked in one pass for their kind and required fields and
- * kept as sent, never copied block by block.
- */
-export const CallToolResultSchema = z.object({
-  content: z.custom<ContentBlock[]>((content) => Array.isArray(content) && content.every(isContentBlock)),
-  structuredContent: JsonObjectSchema.optional(),
-  isError: z.boolean().optional(),
-});
-
 /**
  * Reads a backend's message as the answer to request `id` of a `tools/call`: the one place a call's
  * answer is parsed. The backend's error message is dropped: it may echo the arguments
  * (architecture §5).
  */
 export function readCallAnswer(message: unknown, id: string): CallAnswer {
-  const envelope = AnswerEnvelopeSchema.safeParse(message);
-  if (!envelope.success || envelope.data.id !== id) return OTHER;
-  const { result, error } = envelope.data;
+  // The envelope of a JSON-RPC answer to one of the router's requests (its ids are strings).
+  if (!isJsonObject(message) || message.jsonrpc !== '2.0' || message.id !== id) return OTHER;
+  const { result, error } = message;
   if (error !== undefined) {
     const parsed = JsonRpcErrorSchema.safeParse(error);
     return parsed.success ? { kind: 'error', code: parsed.data.code } : MALFORMED;
   }
-  const call = CallToolResultSchema.safeParse(result);
-  if (call.success) return { kind: 'result', result: call.data };
+  const call = toCallResult(result);
+  if (call !== undefined) return { kind: 'result', result: call };
   // Only once the result is not a CallToolResult: a 2025 success costs nothing more.
   return readInputRequired(result) ?? MALFORMED;
 }
@@ -85,10 +64,22 @@ export function modernOutcomeOf(answer: CallAnswer, backend: string): RoundAnswe
   return answer.kind === 'input_required' ? answer : outcomeOf(answer, backend);
 }
 
-/** A `tools/call` result with only the fields the router relays, or undefined when malformed. */
+/**
+ * A `tools/call` result with only the fields the router relays (MCP spec, CallToolResult), or
+ * undefined when malformed: the rest of the result (`_meta`, a 2026 `resultType`) is dropped. Plain
+ * checks, since it runs on every call: the content blocks are checked in one pass for their kind
+ * and required fields and kept as sent, never copied block by block, and so is structured content.
+ */
 export function toCallResult(result: unknown): BackendToolResult | undefined {
-  const call = CallToolResultSchema.safeParse(result);
-  return call.success ? call.data : undefined;
+  if (!isJsonObject(result)) return undefined;
+  const { content, structuredContent, isError } = result;
+  if (!Array.isArray(content) || !content.every(isContentBlock)) return undefined;
+  if (structuredContent !== undefined && !isJsonObject(structuredContent)) return undefined;
+  if (isError !== undefined && typeof isError !== 'boolean') return undefined;
+  const call: BackendToolResult = { content: content as ContentBlock[] };
+  if (structuredContent !== undefined) call.structuredContent = structuredContent;
+  if (isError !== undefined) call.isError = isError;
+  return call;
 }
 
 /** MCP content block kinds (spec 2025-06-18, ContentBlock) with their required string fields. */

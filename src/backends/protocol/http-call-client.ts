@@ -121,7 +121,7 @@ export class HttpCallClient {
     this.transport.close();
   }
 
-  private async exchangeCall<T>(
+  private exchangeCall<T>(
     session: HttpSessionInfo,
     tool: string,
     args: Record<string, unknown>,
@@ -132,22 +132,30 @@ export class HttpCallClient {
     read: (message: unknown, id: string, final: boolean) => T | Error | undefined,
     trace: CallTrace | undefined,
   ): Promise<T> {
-    const id = this.tracker.nextId();
-    // The 2025 call builds the same params as before; only a retry carries `requestState`.
-    const meta = withTraceMeta(session.envelope?.meta, trace);
-    const params =
-      requestState === undefined
-        ? { name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }
-        : { name: tool, arguments: args, requestState, ...(meta ? { _meta: meta } : {}) };
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
-    const post = this.transport.post(id, body, session, {
-      method: 'tools/call',
-      name: tool,
-      paramHeaders,
-      traceHeaders: traceFields(trace),
-      errorStatusAnswers: false,
-    });
-    return this.tracker.track(id, Math.max(1, deadline - Date.now()), timeoutMs, read, post, true);
+    // Not async (the tracker's promise is handed on as is), yet it never throws: a request that
+    // cannot even be sent (a header Node refuses, say) rejects like any failed call.
+    try {
+      const id = this.tracker.nextId();
+      // The 2025 call builds the same params as before; only a retry carries `requestState`.
+      const meta = withTraceMeta(session.envelope?.meta, trace);
+      const params =
+        requestState === undefined
+          ? meta === undefined
+            ? { name: tool, arguments: args }
+            : { name: tool, arguments: args, _meta: meta }
+          : { name: tool, arguments: args, requestState, ...(meta ? { _meta: meta } : {}) };
+      const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
+      const post = this.transport.post(id, body, session, {
+        method: 'tools/call',
+        name: tool,
+        paramHeaders,
+        traceHeaders: traceFields(trace),
+        errorStatusAnswers: false,
+      });
+      return this.tracker.track(id, Math.max(1, deadline - Date.now()), timeoutMs, read, post, true);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   /** Fire and forget: the call already answered `error`; the backend may stop its work. */

@@ -118,3 +118,22 @@ test('the reader sees the HTTP status it came with (200 on a pipe)', async () =>
   requests.deliver(posted, { id: posted }, true, 405);
   assert.equal(await answer, 405);
 });
+
+test('each request is given up at its own deadline, whichever order they were tracked in', async () => {
+  const { requests, cancelled } = tracker();
+  const late = requests.nextId();
+  const early = requests.nextId();
+  const answered = requests.nextId();
+  const lateAnswer = requests.track(late, 2_000, 2_000, readResult, 'late');
+  const answeredAnswer = requests.track(answered, 40, 40, readResult, 'answered');
+  const earlyAnswer = requests.track(early, 20, 20, readResult, 'early');
+  requests.route({ jsonrpc: '2.0', id: answered, result: 'in time' });
+  assert.equal(await answeredAnswer, 'in time');
+  await assert.rejects(earlyAnswer, /no answer within 20 ms/);
+  assert.deepEqual(cancelled, [`${early}:early`]);
+  assert.equal(requests.waits(late), true, 'a later deadline is still ahead');
+  requests.route({ jsonrpc: '2.0', id: late, result: 'late but in time' });
+  assert.equal(await lateAnswer, 'late but in time');
+  await sleep(60);
+  assert.deepEqual(cancelled, [`${early}:early`]);
+});

@@ -1,3 +1,4 @@
+import { outsideRequest } from '../../common/request-context';
 import { stringIdOf } from '../domain/wire';
 
 /**
@@ -31,7 +32,8 @@ interface Pending<T, C> {
   // Methods, not function properties: an entry of any T is kept in one map of `Pending<unknown>`.
   resolve(value: T): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  /** `performance.now()` past which the request is given up. */
+  due: number;
   timeoutMs: number;
   context: C;
   /** Answered or failed: its promise is settled. */
@@ -47,12 +49,20 @@ interface Pending<T, C> {
  * a shared pipe (`route`) or by the HTTP POST it came on (`deliver`), and the request's own reader
  * decides what it means. Past its deadline a request rejects with `timedOut`, its transport's hold
  * is dropped (`abandon`) and the backend is told (`cancel`).
+ *
+ * Deadlines share one timer, armed for the earliest one: a timer per request cost each call a
+ * `Timeout`, its async-context hook and a timer-list insert and removal (the list itself, at one
+ * call in flight). The timer keeps the process alive only while a request is tracked, and it
+ * runs outside any request's context: it serves every request of the backend.
  */
 export class RequestTracker<C = undefined> {
   private readonly pending = new Map<string, Pending<unknown, C>>();
   private seq = 0;
-  /** Bound once, so no request allocates a closure for its timer. */
-  private readonly expireBound = (id: string) => this.expire(id);
+  private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (`performance.now()`); Infinity while none is armed. */
+  private timerDue = Number.POSITIVE_INFINITY;
+  /** Bound once, so arming the timer allocates no closure. */
+  private readonly sweepBound = () => this.sweep();
 
   constructor(private readonly options: RequestTrackerOptions<C>) {}
 
@@ -70,9 +80,11 @@ export class RequestTracker<C = undefined> {
    */
   track<T>(id: string, delayMs: number, timeoutMs: number, read: AnswerReader<T>, context: C, hold = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(this.expireBound, delayMs, id);
-      const entry: Pending<T, C> = { read, resolve, reject, timer, timeoutMs, context, settled: false, held: hold };
+      const now = performance.now();
+      const entry: Pending<T, C> = { read, resolve, reject, due: now + delayMs, timeoutMs, context, settled: false, held: hold };
       this.pending.set(id, entry);
+      if (entry.due < this.timerDue) this.arm(entry.due, now);
+      else if (this.pending.size === 1) this.timer?.ref();
     });
   }
 
@@ -113,7 +125,7 @@ export class RequestTracker<C = undefined> {
   /** Request `id`'s transport holds nothing more for it: an answered request is forgotten. */
   release(id: string): void {
     const entry = this.pending.get(id);
-    if (entry?.settled) this.forget(id, entry);
+    if (entry?.settled) this.forget(id);
   }
 
   /** Whether request `id` still waits for its answer. */
@@ -129,24 +141,43 @@ export class RequestTracker<C = undefined> {
   private settle(id: string, entry: Pending<unknown, C>, outcome: unknown): void {
     entry.settled = true;
     if (outcome instanceof Error) {
-      this.forget(id, entry);
+      this.forget(id);
       this.options.abandon?.(entry.context);
       entry.reject(outcome);
       return;
     }
-    if (!entry.held) this.forget(id, entry);
+    if (!entry.held) this.forget(id);
     entry.resolve(outcome);
   }
 
-  private forget(id: string, entry: Pending<unknown, C>): void {
-    clearTimeout(entry.timer);
+  private forget(id: string): void {
     this.pending.delete(id);
+    // Nothing tracked: the armed timer no longer keeps the process alive (it fires, finds nothing).
+    if (this.pending.size === 0) this.timer?.unref();
   }
 
-  private expire(id: string): void {
-    const entry = this.pending.get(id);
-    if (!entry) return;
-    this.pending.delete(id);
+  /** (Re)arms the one timer for `due`, outside any request's context. */
+  private arm(due: number, now: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = outsideRequest(() => setTimeout(this.sweepBound, Math.max(1, Math.ceil(due - now))));
+  }
+
+  /** Gives up every request past its deadline, then arms the timer for the next deadline. */
+  private sweep(): void {
+    this.timer = undefined;
+    this.timerDue = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [id, entry] of [...this.pending]) {
+      if (entry.due <= now) this.expire(id, entry);
+      else if (entry.due < next) next = entry.due;
+    }
+    if (this.pending.size > 0 && next < this.timerDue) this.arm(next, now);
+  }
+
+  private expire(id: string, entry: Pending<unknown, C>): void {
+    this.forget(id);
     this.options.abandon?.(entry.context);
     if (entry.settled) return;
     entry.settled = true;

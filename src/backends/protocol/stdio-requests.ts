@@ -50,7 +50,14 @@ export class StdioRequests {
   request<T>(method: string, params: Record<string, unknown>, timeoutMs: number, read: (message: unknown, id: string) => T | Error): Promise<T> {
     const id = this.tracker.nextId();
     const answer = this.tracker.track(id, timeoutMs, timeoutMs, read, undefined);
-    this.transport.send({ jsonrpc: '2.0', id, method, params }).catch((err: Error) => this.tracker.fail(id, err));
+    // Written without a promise of its own: a failed write fails its request, now or when it ends.
+    try {
+      this.transport.write({ jsonrpc: '2.0', id, method, params }, (err) => {
+        if (err) this.tracker.fail(id, err);
+      });
+    } catch (err) {
+      this.tracker.fail(id, err instanceof Error ? err : new Error(String(err)));
+    }
     return answer;
   }
 

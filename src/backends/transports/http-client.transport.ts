@@ -1,6 +1,7 @@
-import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
+import { urlToHttpOptions } from 'node:url';
 import { RouterError } from '../../common/router-error';
 import { ConnectionBrokeError, ConnectionLostError, ResponseTooLargeError, systemErrorCode } from '../domain/backend-failures';
 import { CANCEL_TIMEOUT_MS, HTTP_IDLE_SOCKET_MS, HTTP_MAX_SOCKETS } from '../domain/limits';
@@ -77,6 +78,8 @@ export interface PostOptions {
 export class HttpClientTransport {
   private readonly agent: HttpAgent;
   private readonly send: typeof httpRequest;
+  /** The backend's URL as request options, worked out once rather than from the URL on every request. */
+  private readonly target: RequestOptions;
 
   constructor(
     private readonly options: HttpClientTransportOptions,
@@ -87,6 +90,7 @@ export class HttpClientTransport {
     const agentOptions = { keepAlive: true, timeout: HTTP_IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: options.maxSockets ?? HTTP_MAX_SOCKETS };
     this.agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.send = secure ? httpsRequest : httpRequest;
+    this.target = urlToHttpOptions(options.url);
   }
 
   /**
@@ -257,7 +261,8 @@ export class HttpClientTransport {
     pooled = true,
     traceHeaders?: Record<string, string>,
   ): ClientRequest {
-    const req = this.send(this.options.url, {
+    const req = this.send({
+      ...this.target,
       method: 'POST',
       agent: pooled ? this.agent : false,
       headers: {

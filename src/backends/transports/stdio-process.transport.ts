@@ -151,11 +151,17 @@ export class StdioProcessTransport {
 
   /** Writes one message as a line on the child's stdin; rejects with "Not connected" once it is gone. */
   async send(message: object): Promise<void> {
+    await new Promise<void>((resolve, reject) => this.write(message, (err) => (err ? reject(err) : resolve())));
+  }
+
+  /**
+   * `send` without a promise, for the router's own requests (one per call): throws "Not connected"
+   * once the child is gone; `done` hears how the write ended.
+   */
+  write(message: object, done: (err: Error | null | undefined) => void): void {
     const stdin = this.child?.stdin;
     if (!stdin || this.finished || this.closing || !stdin.writable) throw new Error('Not connected');
-    await new Promise<void>((resolve, reject) => {
-      stdin.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
-    });
+    stdin.write(`${JSON.stringify(message)}\n`, done);
   }
 
   /**

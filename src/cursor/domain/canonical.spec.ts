@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { argumentsDigest, canonicalArguments, canonicalJson } from './canonical';
@@ -59,6 +60,7 @@ test('a __proto__ argument stays plain data', () => {
 test('the digest ignores key order and top-level nulls', () => {
   assert.equal(argumentsDigest({ a: 1, b: { x: 1, y: 2 } }), argumentsDigest({ b: { y: 2, x: 1 }, a: 1, c: null }));
   assert.equal(argumentsDigest({}), argumentsDigest({ only: null }));
+  assert.equal(argumentsDigest({}), createHash('sha256').update('{}').digest('base64url'), 'no arguments: the SHA-256 of {}');
 });
 
 test('the digest sees nested nulls, array order and value types', () => {
