@@ -18,14 +18,14 @@ export class LegacyEra implements EraDialect {
     private readonly offerings: OfferingMethods,
   ) {}
 
-  async answer({ id, method, params, principal, stream }: EraRequest): Promise<HttpAnswer> {
+  async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'initialize':
         return ok(
           resultMessage(id, {
             protocolVersion: negotiateVersion(params.protocolVersion),
             // A list published per caller changes with the catalog, and a stream announces it.
-            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal, stream === true) },
+            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal) },
             serverInfo: SERVER_INFO,
             instructions: this.surface.listFor(principal).instructions,
           }),

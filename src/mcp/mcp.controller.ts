@@ -4,11 +4,11 @@ import type { EventStream } from './era-dialect';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
-import { ToolListStreams } from './tool-list-streams';
+import { ListChangeStreams } from './list-change-streams';
 
 /**
- * GET and DELETE `/mcp`: a GET opens a ToolListStreams stream (while tools are published per
- * caller), DELETE is refused (the endpoint is stateless). POST is a plain Fastify route
+ * GET and DELETE `/mcp`: a GET opens a ListChangeStreams stream (while the caller has a list that
+ * can change), DELETE is refused (the endpoint is stateless). POST is a plain Fastify route
  * (mcp.route.ts). Draining is the drain hook's (lifecycle/).
  */
 @Controller('mcp')
@@ -16,17 +16,19 @@ import { ToolListStreams } from './tool-list-streams';
 export class McpController {
   constructor(
     private readonly mcp: McpService,
-    private readonly streams: ToolListStreams,
+    private readonly streams: ListChangeStreams,
   ) {}
 
   /**
    * A stream of server-initiated messages (Streamable HTTP, "Listening for Messages from the
-   * Server"): only while tools are published per caller, to announce changes of the caller's list;
-   * otherwise 405, as the spec has it for a server that offers none.
+   * Server"): to announce changes of the caller's lists (its tools while they are published per
+   * caller, the resources and prompts of the backends it may use); 405 when it has none, as the
+   * spec has it for a server that offers no stream.
    */
   @Get()
   async openStream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (!this.streams.enabled) throw notAllowed();
+    // Refused before admission when no caller could have a stream, as before tools went per caller.
+    if (!this.streams.mayStream) throw notAllowed();
     const admission = await this.mcp.admit({ url: request.url, headers: request.headers, rawHeaders: request.raw.rawHeaders });
     if (!admission.ok) {
       const { answer } = admission;
@@ -37,7 +39,9 @@ export class McpController {
         .send(answer.body);
       return;
     }
-    sendEvents(reply, { open: (send, end) => this.streams.open(admission.principal, send, end) });
+    const kinds = this.streams.kindsFor(admission.principal);
+    if (kinds.length === 0) throw notAllowed();
+    sendEvents(reply, { open: (send, end) => this.streams.open(admission.principal, kinds, send, end) });
   }
 
   /** Stateless: no session to end. */
@@ -50,7 +54,7 @@ export class McpController {
 /** A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it. */
 export function sendEvents(reply: FastifyReply, events: EventStream): void {
   reply.hijack();
-  // A stream is not a request in flight: it ends itself when draining begins (ToolListStreams).
+  // A stream is not a request in flight: it ends itself when draining begins (ListChangeStreams).
   reply.request.leaveInFlight?.();
   const raw = reply.raw;
   raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
