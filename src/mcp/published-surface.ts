@@ -6,7 +6,7 @@ import { isJsonObject, type JsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { PUBLISH_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
 import type { PublishConfig, WritesConfig } from '../config/config.types';
-import { DirectToolsService, type DirectRoute } from '../publish/direct-tools.service';
+import { type DirectListing, DirectToolsService, type DirectRoute } from '../publish/direct-tools.service';
 import { checkFindToolInput } from './domain/find-tool-input';
 import type { RequestParams } from './domain/jsonrpc';
 import { directConfirmHint, instructionsFor, resumeHint } from './domain/surface-text';
@@ -42,6 +42,8 @@ export class PublishedSurface {
   private readonly resumeTools: readonly { name: string }[];
   private readonly instructions: string;
   private readonly metaListing: SurfaceListing;
+  /** Each kept direct listing's surface, gone with the listing. */
+  private readonly surfaces = new WeakMap<DirectListing, SurfaceListing>();
   /** True when `tools/list` depends on the caller and on the catalog (`direct`, `both`). */
   readonly perCaller: boolean;
 
@@ -69,8 +71,14 @@ export class PublishedSurface {
   listFor(principal: Principal): SurfaceListing {
     if (!this.perCaller) return this.metaListing;
     const listing = this.direct.listFor(principal);
-    const meta = this.publish.mode === 'direct' && listing.beyond === 0 ? this.resumeTools : this.metaTools;
-    return { tools: [...meta, ...listing.tools], instructions: this.instructions + listing.instructions };
+    // The direct listing is kept per access identity until a change; so is the surface made of it.
+    let surface = this.surfaces.get(listing);
+    if (surface === undefined) {
+      const meta = this.publish.mode === 'direct' && listing.beyond === 0 ? this.resumeTools : this.metaTools;
+      surface = Object.freeze({ tools: [...meta, ...listing.tools], instructions: this.instructions + listing.instructions });
+      this.surfaces.set(listing, surface);
+    }
+    return surface;
   }
 
   /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */
