@@ -33,7 +33,7 @@ export class LegacyEra implements EraDialect {
       case 'ping':
         return ok(resultMessage(id, {}));
       case 'tools/list':
-        return ok(resultMessage(id, { tools: this.surface.listFor(principal).tools }));
+        return ok(resultMessageJson(id, `{"tools":${this.surface.toolsJsonFor(principal)}}`));
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));

@@ -58,7 +58,7 @@ export class ModernEra implements EraDialect {
     this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(SERVER_META)}`;
     const listing = surface.perCaller ? undefined : surface.listFor(ANONYMOUS);
     this.discoverJson = listing && discoverJson(listing.instructions, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE, false);
-    this.toolsListJson = listing && toolsListJson(listing.tools, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
+    this.toolsListJson = listing && toolsListJson(JSON.stringify(listing.tools), SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
   }
 
   async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
@@ -73,7 +73,7 @@ export class ModernEra implements EraDialect {
         return ok(resultMessageJson(id, JSON.stringify(discover)));
       }
       case 'tools/list':
-        return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.listFor(principal).tools, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
+        return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.toolsJsonFor(principal), PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
       case 'subscriptions/listen': {
         const available = this.streams.kindsFor(principal);
         if (available.length > 0) return { status: 200, events: this.listen(id, params, principal, available) };
@@ -147,8 +147,11 @@ function discoverJson(instructions: string, ttlMs: number, cacheScope: string, l
   });
 }
 
-function toolsListJson(tools: readonly unknown[], ttlMs: number, cacheScope: string): string {
-  return JSON.stringify({ resultType: 'complete', tools, ttlMs, cacheScope, _meta: SERVER_META });
+const SERVER_META_JSON = JSON.stringify(SERVER_META);
+
+/** A `tools/list` result around the tools' JSON text (serialized once per kept listing). */
+function toolsListJson(toolsJson: string, ttlMs: number, cacheScope: string): string {
+  return `{"resultType":"complete","tools":${toolsJson},"ttlMs":${ttlMs},"cacheScope":${JSON.stringify(cacheScope)},"_meta":${SERVER_META_JSON}}`;
 }
 
 /** Streamable HTTP, "Protocol Version Header": a method the server does not implement is 404. */

@@ -44,6 +44,8 @@ export class PublishedSurface {
   private readonly metaListing: SurfaceListing;
   /** Each kept direct listing's surface, gone with the listing. */
   private readonly surfaces = new WeakMap<DirectListing, SurfaceListing>();
+  /** Each surface's tools as JSON text, serialized once per listing. */
+  private readonly toolsJson = new WeakMap<SurfaceListing, string>();
   /** True when `tools/list` depends on the caller and on the catalog (`direct`, `both`). */
   readonly perCaller: boolean;
 
@@ -79,6 +81,20 @@ export class PublishedSurface {
       this.surfaces.set(listing, surface);
     }
     return surface;
+  }
+
+  /**
+   * The caller's tools as the JSON text of an array, serialized once per kept listing: with
+   * hundreds of tools published, serializing them is most of a `tools/list`'s work.
+   */
+  toolsJsonFor(principal: Principal): string {
+    const listing = this.listFor(principal);
+    let json = this.toolsJson.get(listing);
+    if (json === undefined) {
+      json = JSON.stringify(listing.tools);
+      this.toolsJson.set(listing, json);
+    }
+    return json;
   }
 
   /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */
