@@ -7,7 +7,7 @@ import { loadConfigFromEnvironment } from './config/config.module';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { McpService } from './mcp/mcp.service';
 import { OfferingMethods } from './mcp/offering-methods';
-import { ToolListStreams } from './mcp/tool-list-streams';
+import { ListChangeStreams } from './mcp/list-change-streams';
 import { moveOpsPathsOffMainPort } from './ops-port';
 import { handleSignals, shutDown } from './process-signals';
 import { stdioPrincipal } from './stdio/domain/stdio-message';
@@ -75,10 +75,11 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
   const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine, backendsStarted);
   // stdout is a stream for as long as the process lives: with tools published per caller, a change
   // of this caller's list is announced on it (initialize says `listChanged: true` then).
-  const toolLists = app.get(ToolListStreams);
-  if (toolLists.enabled)
-    toolLists.open(
+  const lists = app.get(ListChangeStreams);
+  if (lists.kindsFor(principal).includes('tools'))
+    lists.open(
       principal,
+      ['tools'],
       (message) => void writeLine(JSON.stringify(message)),
       () => undefined,
     );

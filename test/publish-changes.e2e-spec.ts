@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LifecycleService } from '../src/lifecycle/lifecycle.service';
-import { ToolListStreams } from '../src/mcp/tool-list-streams';
+import { ListChangeStreams } from '../src/mcp/list-change-streams';
 import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
 import { readAsModel, startRouter, testConfig, type RunningRouter, type SingleAnswer, type ToolResult } from './support/router';
 
@@ -99,14 +99,14 @@ describe('notifications/tools/list_changed', () => {
       method: 'notifications/tools/list_changed',
       params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
     });
-    const open = router.app.get(ToolListStreams).size;
+    const open = router.app.get(ListChangeStreams).size;
     await messages.return(undefined);
     // The client left: its subscription is gone.
     await waitForStreams(router, (n) => n < open);
   });
 
   test('the SDK v2 client (2026-07-28) subscribes by itself and refreshes its tools on a change', async () => {
-    const open = router.app.get(ToolListStreams).size;
+    const open = router.app.get(ListChangeStreams).size;
     const refreshed = new Promise<string[]>((resolve, reject) => {
       const client = new ClientV2(
         { name: 'publish-v2', version: '1' },
@@ -127,12 +127,12 @@ describe('notifications/tools/list_changed', () => {
   });
 
   test('draining ends the streams, so they never hold the drain up', async () => {
-    const open = router.app.get(ToolListStreams).size;
+    const open = router.app.get(ListChangeStreams).size;
     await connect(router, clients);
     await waitForStreams(router, (n) => n > open);
     const lifecycle = router.app.get(LifecycleService);
     lifecycle.startDraining();
-    assert.equal(router.app.get(ToolListStreams).size, 0);
+    assert.equal(router.app.get(ListChangeStreams).size, 0);
     // The drain deadline is far; idle comes as soon as the streams' requests are over.
     assert.equal(await lifecycle.waitForIdle(60_000), true);
   });
@@ -150,7 +150,7 @@ describe('notifications/tools/list_changed', () => {
 
 /** Resolves once the number of tool list streams the router holds is as `expected` says. */
 async function waitForStreams(router: RunningRouter, expected: (open: number) => boolean): Promise<void> {
-  const streams = router.app.get(ToolListStreams);
+  const streams = router.app.get(ListChangeStreams);
   // A generous ceiling, so a stream that never comes fails the test rather than hanging it.
   for (let polls = 0; !expected(streams.size); polls++) {
     assert.ok(polls < 6_000, `the open streams stayed at ${streams.size}`);

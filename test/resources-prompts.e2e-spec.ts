@@ -91,8 +91,9 @@ describe('backend resources and prompts through /mcp, by two principals with dif
   test('a caller with a whole backend sees its resources and prompts declared, namespaced and listed', async () => {
     const alice = await connect(ALICE_KEY);
     const declared = alice.getServerCapabilities();
-    assert.deepEqual(declared?.resources, { listChanged: false }, 'no subscribe: single-resource subscriptions are not offered');
-    assert.deepEqual(declared?.prompts, { listChanged: false });
+    // Changes are announced on the GET stream; no subscribe: single-resource subscriptions are not offered.
+    assert.deepEqual(declared?.resources, { listChanged: true });
+    assert.deepEqual(declared?.prompts, { listChanged: true });
 
     const first = await alice.listResources();
     assert.equal(first.resources.length, 100, 'a large listing comes in pages of 100');
@@ -242,7 +243,7 @@ describe('backend resources and prompts through /mcp, by two principals with dif
       return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number } };
     };
     const discover = await modern(ALICE_KEY, 'server/discover', {});
-    assert.deepEqual((discover.result?.capabilities as Record<string, unknown>).prompts, { listChanged: false });
+    assert.deepEqual((discover.result?.capabilities as Record<string, unknown>).prompts, { listChanged: true });
     assert.equal(((await modern(CAROL_KEY, 'server/discover', {})).result?.capabilities as Record<string, unknown>).prompts, undefined);
     const listed = await modern(ALICE_KEY, 'prompts/list', {});
     assert.equal(listed.result?.resultType, 'complete');

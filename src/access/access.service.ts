@@ -4,7 +4,7 @@ import { ConfigService } from '../config/config.service';
 import { ACCESS_CONFIG, AUTH_CONFIG } from '../config/config.tokens';
 import type { AccessConfig, AuthConfig, AuthMode } from '../config/config.types';
 import type { CatalogTool } from '../registry/registry.types';
-import { compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite, type CompiledAccess } from './domain/access-policy';
+import { accessIdentity, compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite, type CompiledAccess } from './domain/access-policy';
 
 /**
  * Who may see and call what (architecture §10), with the rules compiled at boot and again at each
@@ -41,6 +41,15 @@ export class AccessService {
   /** Whether `principal` may list and use `backend`'s resources and prompts (architecture §16). */
   mayUseOfferings(principal: Principal, backend: string): boolean {
     return mayUseWholeBackend(principal, backend, this.compiled, this.mode);
+  }
+
+  /**
+   * A key that two principals share exactly when the current rules allow them the same: a cache of
+   * what their access alone decides (a published tool list) may be shared under it. It names a
+   * rule by its place, so such a cache must be dropped when the rules are reloaded.
+   */
+  identityOf(principal: Principal): string {
+    return accessIdentity(principal, this.compiled, this.mode);
   }
 
   /** Whether `principal` may call a catalog tool through `invoke_tool` (the write path). */

@@ -54,6 +54,11 @@ export class OfferingsService {
     return this.catalog.backendsDeclaring(kind).some((backend) => this.access.mayUseOfferings(principal, backend));
   }
 
+  /** Whether any backend declared resources or prompts (whoever may use it). */
+  anyDeclared(): boolean {
+    return this.catalog.backendsDeclaring('resources').length > 0 || this.catalog.backendsDeclaring('prompts').length > 0;
+  }
+
   /** Calls `listener` when a kind's listing may have changed (after a backend's `list_changed` was listed again). */
   onChanged(listener: (kind: OfferingKind) => void): void {
     this.catalog.onChanged(listener);
@@ -65,11 +70,15 @@ export class OfferingsService {
     cursor: unknown,
     principal: Principal,
   ): { ok: true; items: PublishedOffering[K][]; nextCursor?: string } | { ok: false; message: string } {
-    const items = this.catalog
+    return listPage(this.listAll(kind, principal), cursor);
+  }
+
+  /** The whole listing the caller sees, every page of it. */
+  listAll<K extends OfferingKind>(kind: K, principal: Principal): PublishedOffering[K][] {
+    return this.catalog
       .backendsDeclaring(kind)
       .filter((backend) => this.access.mayUseOfferings(principal, backend))
       .flatMap((backend) => this.catalog.listOf(backend, kind));
-    return listPage(items, cursor);
   }
 
   /** `resources/read` `{uri, cursor?}`: the backend's answer, bounded to the single-call budget. */

@@ -28,8 +28,6 @@ export interface EraRequest {
   method: string;
   params: RequestParams;
   principal: Principal;
-  /** The client keeps a stream the router can announce changes on (the stdio front end). */
-  stream?: boolean;
 }
 
 /**

@@ -18,14 +18,14 @@ export class LegacyEra implements EraDialect {
     private readonly offerings: OfferingMethods,
   ) {}
 
-  async answer({ id, method, params, principal, stream }: EraRequest): Promise<HttpAnswer> {
+  async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'initialize':
         return ok(
           resultMessage(id, {
             protocolVersion: negotiateVersion(params.protocolVersion),
             // A list published per caller changes with the catalog, and a stream announces it.
-            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal, stream === true) },
+            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal) },
             serverInfo: SERVER_INFO,
             instructions: this.surface.listFor(principal).instructions,
           }),
@@ -33,7 +33,7 @@ export class LegacyEra implements EraDialect {
       case 'ping':
         return ok(resultMessage(id, {}));
       case 'tools/list':
-        return ok(resultMessage(id, { tools: this.surface.listFor(principal).tools }));
+        return ok(resultMessageJson(id, `{"tools":${this.surface.toolsJsonFor(principal)}}`));
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));

@@ -5,11 +5,11 @@ import type { EventStream } from './era-dialect';
 import { EdgeError } from './mcp.errors';
 import { EdgeErrorFilter } from './edge-error.filter';
 import { McpService } from './mcp.service';
-import { ToolListStreams } from './tool-list-streams';
+import { ListChangeStreams } from './list-change-streams';
 
 /**
- * GET and DELETE `/mcp`: a GET opens a ToolListStreams stream (while tools are published per
- * caller), DELETE is refused (the endpoint is stateless). POST is answered below Fastify
+ * GET and DELETE `/mcp`: a GET opens a ListChangeStreams stream (while the caller has a list that
+ * can change), DELETE is refused (the endpoint is stateless). POST is answered below Fastify
  * (mcp-post.ts). Draining is the drain hook's (lifecycle/).
  */
 @Controller('mcp')
@@ -17,17 +17,19 @@ import { ToolListStreams } from './tool-list-streams';
 export class McpController {
   constructor(
     private readonly mcp: McpService,
-    private readonly streams: ToolListStreams,
+    private readonly streams: ListChangeStreams,
   ) {}
 
   /**
    * A stream of server-initiated messages (Streamable HTTP, "Listening for Messages from the
-   * Server"): only while tools are published per caller, to announce changes of the caller's list;
-   * otherwise 405, as the spec has it for a server that offers none.
+   * Server"): to announce changes of the caller's lists (its tools while they are published per
+   * caller, the resources and prompts of the backends it may use); 405 when it has none, as the
+   * spec has it for a server that offers no stream.
    */
   @Get()
   async openStream(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (!this.streams.enabled) throw notAllowed();
+    // Refused before admission when no caller could have a stream, as before tools went per caller.
+    if (!this.streams.mayStream) throw notAllowed();
     const admission = await this.mcp.admit({ url: request.url, headers: request.headers, rawHeaders: request.raw.rawHeaders });
     if (!admission.ok) {
       const { answer } = admission;
@@ -38,8 +40,10 @@ export class McpController {
         .send(answer.body);
       return;
     }
+    const kinds = this.streams.kindsFor(admission.principal);
+    if (kinds.length === 0) throw notAllowed();
     reply.hijack();
-    sendEvents(reply.raw, { open: (send, end) => this.streams.open(admission.principal, send, end) }, () => request.leaveInFlight?.());
+    sendEvents(reply.raw, { open: (send, end) => this.streams.open(admission.principal, kinds, send, end) }, () => request.leaveInFlight?.());
   }
 
   /** Stateless: no session to end. */
@@ -51,7 +55,7 @@ export class McpController {
 
 /**
  * A stream of JSON-RPC messages as server-sent events, until the stream or the client ends it.
- * A stream is not a request in flight: it ends itself when draining begins (ToolListStreams), so
+ * A stream is not a request in flight: it ends itself when draining begins (ListChangeStreams), so
  * `leaveInFlight` ends the request's count first.
  */
 export function sendEvents(raw: ServerResponse, events: EventStream, leaveInFlight: () => void): void {

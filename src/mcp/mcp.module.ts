@@ -11,11 +11,11 @@ import { McpService } from './mcp.service';
 import { ModernEra } from './modern-era';
 import { OfferingMethods } from './offering-methods';
 import { PublishedSurface } from './published-surface';
-import { ToolListStreams } from './tool-list-streams';
+import { ListChangeStreams } from './list-change-streams';
 
 @Module({
   imports: [BatchModule, DiscoveryModule, PublishModule, AuthModule, AuditModule, MetricsModule],
   controllers: [McpController],
-  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, OfferingMethods, ToolListStreams],
+  providers: [McpService, PublishedSurface, LegacyEra, ModernEra, OfferingMethods, ListChangeStreams],
 })
 export class McpModule {}

@@ -36,8 +36,6 @@ export interface McpRequestHead {
 export interface McpHttpRequest extends McpRequestHead {
   body: string;
   principal?: Principal;
-  /** The client keeps a stream for notifications (the stdio front end); HTTP POSTs do not. */
-  stream?: boolean;
 }
 
 /** Who may go on, or the answer that ends the request. */
@@ -119,7 +117,7 @@ export class McpService {
         // audit line), so other methods skip the context lookup.
         if (method === 'tools/call' && typeof claimed === 'string') noteProtocolVersion(claimed);
         const dialect = era.era === 'modern' ? this.modern : this.legacy;
-        const eraRequest = { id, method, params, principal, stream: request.stream };
+        const eraRequest = { id, method, params, principal };
         if (!this.tracing.enabled) return dialect.answer(eraRequest);
         const version = typeof claimed === 'string' && PROTOCOL_VERSIONS.includes(claimed) ? claimed : undefined;
         return this.traced(dialect, eraRequest, version, request.headers);

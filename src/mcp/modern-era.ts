@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { ANONYMOUS } from '../common/principal';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { errorMessage, resultMessageJson, type RequestId, type RequestParams } from './domain/jsonrpc';
+import { grantedFilter, grantedKinds, type ListKind } from './domain/list-subscription';
 import { PROTOCOL_VERSIONS } from './domain/protocol-versions';
 import { SERVER_INFO_META_KEY } from './domain/request-era';
 import type { EraDialect, EraRequest, EventStream, HttpAnswer } from './era-dialect';
 import { OfferingMethods } from './offering-methods';
 import { PublishedSurface, SERVER_INFO } from './published-surface';
-import { ToolListStreams } from './tool-list-streams';
+import { ListChangeStreams } from './list-change-streams';
 
 /** The `_meta` key every message of a subscription carries (spec 2026-07-28, "Subscriptions"). */
 const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
@@ -35,9 +35,10 @@ export const PER_CALLER_CACHE_SCOPE = 'private';
  * (the router never asks for input) and names the server in `_meta`; `server/discover` and
  * `tools/list` carry caching hints. The answers that never change are serialized once, at boot.
  *
- * Not served: `subscriptions/listen` while the surface is static (`publish.mode` `meta`: there is
- * no change to announce, capabilities say `listChanged: false` and clients rely on `ttlMs`; with
- * tools published per caller it announces tool-list changes), `ping` (removed by this
+ * Not served: `subscriptions/listen` while the caller has no list that can change (`publish.mode`
+ * `meta` and no backend it may use serves resources or prompts: capabilities say
+ * `listChanged: false` and clients rely on `ttlMs`; otherwise it announces the changes of the
+ * caller's tools, resources and prompts, see ListChangeStreams), `ping` (removed by this
  * revision), and `initialize` (the legacy era's). Each is "Method not found" with HTTP 404, as
  * Streamable HTTP asks for a method the server does not implement.
  */
@@ -51,31 +52,33 @@ export class ModernEra implements EraDialect {
 
   constructor(
     private readonly surface: PublishedSurface,
-    private readonly streams: ToolListStreams,
+    private readonly streams: ListChangeStreams,
     private readonly offerings: OfferingMethods,
   ) {
     this.resultHead = `{"resultType":"complete","_meta":${JSON.stringify(SERVER_META)}`;
     const listing = surface.perCaller ? undefined : surface.listFor(ANONYMOUS);
     this.discoverJson = listing && discoverJson(listing.instructions, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE, false);
-    this.toolsListJson = listing && toolsListJson(listing.tools, SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
+    this.toolsListJson = listing && toolsListJson(JSON.stringify(listing.tools), SURFACE_TTL_MS, SURFACE_CACHE_SCOPE);
   }
 
-  async answer({ id, method, params, principal, stream }: EraRequest): Promise<HttpAnswer> {
+  async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'server/discover': {
         const base = this.discoverJson ?? discoverJson(this.surface.listFor(principal).instructions, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE, true);
         // The static answer, unless a backend this caller may use serves resources or prompts.
-        const offered = this.offerings.capabilities(principal, stream === true);
+        const offered = this.offerings.capabilities(principal);
         if (offered.resources === undefined && offered.prompts === undefined) return ok(resultMessageJson(id, base));
         const discover = JSON.parse(base) as { capabilities: Record<string, unknown> };
         discover.capabilities = { ...discover.capabilities, ...offered };
         return ok(resultMessageJson(id, JSON.stringify(discover)));
       }
       case 'tools/list':
-        return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.listFor(principal).tools, PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
-      case 'subscriptions/listen':
-        if (this.streams.enabled) return { status: 200, events: this.listen(id, params, principal) };
+        return ok(resultMessageJson(id, this.toolsListJson ?? toolsListJson(this.surface.toolsJsonFor(principal), PER_CALLER_TTL_MS, PER_CALLER_CACHE_SCOPE)));
+      case 'subscriptions/listen': {
+        const available = this.streams.kindsFor(principal);
+        if (available.length > 0) return { status: 200, events: this.listen(id, params, principal, available) };
         return notServed(id, method);
+      }
       case 'tools/call': {
         const outcome = await this.surface.call(params, principal);
         return ok(outcome.ok ? resultMessageJson(id, this.complete(outcome.resultJson)) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
@@ -91,11 +94,12 @@ export class ModernEra implements EraDialect {
 
   /**
    * A `subscriptions/listen` stream (spec 2026-07-28, "Subscriptions"): acknowledged with what the
-   * router grants, tool-list changes only, each message carrying the subscription id (the request's
-   * id); when the router drains, the subscription closes gracefully with the request's result.
+   * router grants (the list changes asked for among those that can change for the caller; never
+   * single-resource updates), each message carrying the subscription id (the request's id); when
+   * the router drains, the subscription closes gracefully with the request's result.
    */
-  private listen(id: RequestId, params: RequestParams, principal: Principal): EventStream {
-    const asked = isJsonObject(params.notifications) && params.notifications.toolsListChanged === true;
+  private listen(id: RequestId, params: RequestParams, principal: Principal, available: ListKind[]): EventStream {
+    const granted = grantedKinds(params.notifications, available);
     const meta = { [SUBSCRIPTION_ID_META_KEY]: id };
     return {
       open: (send, end) => {
@@ -104,15 +108,15 @@ export class ModernEra implements EraDialect {
           end();
         };
         const acknowledge = () =>
-          send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: asked }, _meta: meta } });
-        if (!asked) {
+          send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: grantedFilter(granted), _meta: meta } });
+        if (granted.length === 0) {
           acknowledge();
           close();
           return () => undefined;
         }
         // Registered first, acknowledged in the same turn: a client that reads the acknowledgment
         // misses no change after it (changes are announced in a later turn).
-        const stop = this.streams.open(principal, (message) => send({ ...message, params: { _meta: meta } }), close);
+        const stop = this.streams.open(principal, granted, (message) => send({ ...message, params: { _meta: meta } }), close);
         acknowledge();
         return stop;
       },
@@ -143,8 +147,11 @@ function discoverJson(instructions: string, ttlMs: number, cacheScope: string, l
   });
 }
 
-function toolsListJson(tools: readonly unknown[], ttlMs: number, cacheScope: string): string {
-  return JSON.stringify({ resultType: 'complete', tools, ttlMs, cacheScope, _meta: SERVER_META });
+const SERVER_META_JSON = JSON.stringify(SERVER_META);
+
+/** A `tools/list` result around the tools' JSON text (serialized once per kept listing). */
+function toolsListJson(toolsJson: string, ttlMs: number, cacheScope: string): string {
+  return `{"resultType":"complete","tools":${toolsJson},"ttlMs":${ttlMs},"cacheScope":${JSON.stringify(cacheScope)},"_meta":${SERVER_META_JSON}}`;
 }
 
 /** Streamable HTTP, "Protocol Version Header": a method the server does not implement is 404. */

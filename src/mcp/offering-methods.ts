@@ -44,21 +44,20 @@ export class OfferingMethods {
 
   /**
    * The capabilities to declare to this caller: `resources` and `prompts` only when a backend it
-   * may use declared them. `listChanged` only for a client with a stream: a stateless HTTP client
-   * keeps none to be told on, so it lists again when it needs to.
+   * may use declared them, with `listChanged: true`, since every front end has a stream to tell
+   * it on (stdout; over HTTP the GET stream or a `subscriptions/listen`, see ListChangeStreams).
    */
-  capabilities(principal: Principal, stream = false): OfferingCapabilityDeclaration {
+  capabilities(principal: Principal): OfferingCapabilityDeclaration {
     return {
-      ...(this.offerings.declares('resources', principal) ? { resources: { listChanged: stream } } : {}),
-      ...(this.offerings.declares('prompts', principal) ? { prompts: { listChanged: stream } } : {}),
+      ...(this.offerings.declares('resources', principal) ? { resources: { listChanged: true } } : {}),
+      ...(this.offerings.declares('prompts', principal) ? { prompts: { listChanged: true } } : {}),
     };
   }
 
   /**
    * Calls `listener` with the notification to send to clients that keep a stream, each time a
    * backend's listing of resources (or templates) or prompts has been listed again after its
-   * `list_changed`, or a backend's declaration changed. A front end with a stream (stdio) passes
-   * `stream: true` to {@link capabilities} and forwards these.
+   * `list_changed`, or a backend's declaration changed. The stdio front end forwards these.
    */
   onListChanged(listener: (method: ListChangedMethod) => void): void {
     this.offerings.onChanged((kind) => listener(kind === 'prompts' ? 'notifications/prompts/list_changed' : 'notifications/resources/list_changed'));

@@ -6,7 +6,7 @@ import { isJsonObject, type JsonObject } from '../common/json-object';
 import type { Principal } from '../common/principal';
 import { PUBLISH_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
 import type { PublishConfig, WritesConfig } from '../config/config.types';
-import { DirectToolsService, type DirectRoute } from '../publish/direct-tools.service';
+import { type DirectListing, DirectToolsService, type DirectRoute } from '../publish/direct-tools.service';
 import { checkFindToolInput } from './domain/find-tool-input';
 import type { RequestParams } from './domain/jsonrpc';
 import { directConfirmHint, instructionsFor, resumeHint } from './domain/surface-text';
@@ -42,6 +42,10 @@ export class PublishedSurface {
   private readonly resumeTools: readonly { name: string }[];
   private readonly instructions: string;
   private readonly metaListing: SurfaceListing;
+  /** Each kept direct listing's surface, gone with the listing. */
+  private readonly surfaces = new WeakMap<DirectListing, SurfaceListing>();
+  /** Each surface's tools as JSON text, serialized once per listing. */
+  private readonly toolsJson = new WeakMap<SurfaceListing, string>();
   /** True when `tools/list` depends on the caller and on the catalog (`direct`, `both`). */
   readonly perCaller: boolean;
 
@@ -69,8 +73,28 @@ export class PublishedSurface {
   listFor(principal: Principal): SurfaceListing {
     if (!this.perCaller) return this.metaListing;
     const listing = this.direct.listFor(principal);
-    const meta = this.publish.mode === 'direct' && listing.beyond === 0 ? this.resumeTools : this.metaTools;
-    return { tools: [...meta, ...listing.tools], instructions: this.instructions + listing.instructions };
+    // The direct listing is kept per access identity until a change; so is the surface made of it.
+    let surface = this.surfaces.get(listing);
+    if (surface === undefined) {
+      const meta = this.publish.mode === 'direct' && listing.beyond === 0 ? this.resumeTools : this.metaTools;
+      surface = Object.freeze({ tools: [...meta, ...listing.tools], instructions: this.instructions + listing.instructions });
+      this.surfaces.set(listing, surface);
+    }
+    return surface;
+  }
+
+  /**
+   * The caller's tools as the JSON text of an array, serialized once per kept listing: with
+   * hundreds of tools published, serializing them is most of a `tools/list`'s work.
+   */
+  toolsJsonFor(principal: Principal): string {
+    const listing = this.listFor(principal);
+    let json = this.toolsJson.get(listing);
+    if (json === undefined) {
+      json = JSON.stringify(listing.tools);
+      this.toolsJson.set(listing, json);
+    }
+    return json;
   }
 
   /** Checks `tools/call` params the way the SDK's schema would, then runs the tool. */

@@ -26,17 +26,17 @@ const tool = (backend: string, name: string, readOnly = true): CatalogTool => ({
 const ann: Principal = { id: 'ann', groups: ['all'] };
 const fay: Principal = { id: 'fay', groups: ['few'] };
 
-function service(options: { writes?: WritesConfig; access?: AccessConfig; publish?: PublishConfig } = {}) {
+function service(options: { writes?: WritesConfig; access?: AccessConfig; publish?: PublishConfig; configs?: ConfigService } = {}) {
   const registry = new RegistryService();
   const writes = options.writes ?? { enabled: false, allow: [], deny: [] };
   const auth = options.access ? { mode: 'apiKeys' as const, allowInsecure: false, apiKeys: [] } : { mode: 'none' as const, allowInsecure: false };
-  // No reload in these tests: the config a reload would announce is never read.
-  const configs = new ConfigService({} as RouterConfig);
+  // The config a reload announces is read only by the access rules here.
+  const configs = options.configs ?? new ConfigService({} as RouterConfig);
   const access = new AccessService(options.access ?? {}, auth, configs);
   const gate = new GateService({ readOnly: { allow: [], deny: [] } }, writes, configs);
   // Trust off: it reads nothing of the backends, metrics or audit.
   const trust = new TrustService(TRUST_DEFAULTS, registry, {} as BackendsService, {} as MetricsService, {} as AuditService, configs);
-  const direct = new DirectToolsService(registry, access, gate, trust, options.publish ?? { mode: 'both', maxDirectTools: 128 }, writes);
+  const direct = new DirectToolsService(registry, access, gate, trust, options.publish ?? { mode: 'both', maxDirectTools: 128 }, writes, configs);
   return { registry, direct };
 }
 
@@ -100,4 +100,49 @@ test('mode meta publishes nothing directly and routes nothing', () => {
   assert.equal(direct.enabled, false);
   assert.deepEqual(direct.listFor(ann).tools, []);
   assert.equal(direct.route('files__read', ann), undefined);
+});
+
+test('one listing per access identity, kept until the catalog or the access rules change', () => {
+  const configs = new ConfigService({} as RouterConfig);
+  const access: AccessConfig = {
+    rules: [
+      { groups: ['all', 'also-all'], allow: ['*'] },
+      { groups: ['few'], allow: ['files:read'] },
+    ],
+  };
+  const { registry, direct } = service({ access, configs });
+  registry.replaceTools('files', [tool('files', 'read'), tool('files', 'stat')]);
+  const annList = direct.listFor(ann);
+  // Another principal under the same rule shares the listing; one under another rule has its own.
+  assert.equal(direct.listFor({ id: 'abe', groups: ['also-all'] }), annList);
+  assert.deepEqual(
+    direct.listFor(fay).tools.map((t) => t.name),
+    ['files__read'],
+  );
+  assert.equal(direct.listFor(ann), annList);
+
+  registry.replaceTools('files', [tool('files', 'read'), tool('files', 'stat'), tool('files', 'list')]);
+  assert.deepEqual(
+    direct.listFor(ann).tools.map((t) => t.name),
+    ['files__list', 'files__read', 'files__stat'],
+  );
+
+  // A reload that swaps what the rules allow: the same principals get the new lists at once.
+  const reloaded = {
+    access: {
+      rules: [
+        { groups: ['all'], allow: ['files:stat'] },
+        { groups: ['few'], allow: ['*'] },
+      ],
+    },
+  } as unknown as RouterConfig;
+  configs.apply(reloaded, { backendsAdded: [], backendsRemoved: [], backendsChanged: [], sectionsChanged: ['access'], restartRequired: [] });
+  assert.deepEqual(
+    direct.listFor(ann).tools.map((t) => t.name),
+    ['files__stat'],
+  );
+  assert.deepEqual(
+    direct.listFor(fay).tools.map((t) => t.name),
+    ['files__list', 'files__read', 'files__stat'],
+  );
 });

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessService } from '../access/access.service';
 import type { Principal } from '../common/principal';
+import { ConfigService } from '../config/config.service';
 import { PUBLISH_CONFIG, WRITES_CONFIG } from '../config/config.tokens';
 import type { PublishConfig, WritesConfig } from '../config/config.types';
 import { GateService } from '../gate/gate.service';
@@ -28,6 +29,11 @@ export type DirectRoute = { kind: 'read'; tool: CatalogTool } | { kind: 'write';
  * each under its `<backend>__<tool>` name. Access, trust and the gate decide here exactly as they
  * do in `find_tool` and on the seam, so a caller's list shows what its calls will reach; the call
  * itself still takes the whole seam. Names are kept in an index that follows the catalog.
+ *
+ * A caller's list depends on the caller only through its access rule, so it is computed once per
+ * access identity (`AccessService.identityOf`) and kept until the catalog, a reloaded config
+ * (access rules, read-only policy, writes) or a quarantine verdict changes: a `tools/list` then
+ * walks the catalog once per rule, not once per request.
  */
 @Injectable()
 export class DirectToolsService {
@@ -37,6 +43,8 @@ export class DirectToolsService {
   /** Backend → its published names, to replace them with its catalog. */
   private readonly namesOf = new Map<string, string[]>();
   private readonly listeners: (() => void)[] = [];
+  /** Access identity → its listing, until the next change of what listings are made of. */
+  private readonly lists = new Map<string, DirectListing>();
   readonly enabled: boolean;
 
   constructor(
@@ -46,19 +54,45 @@ export class DirectToolsService {
     private readonly trust: TrustService,
     @Inject(PUBLISH_CONFIG) private readonly publish: PublishConfig,
     @Inject(WRITES_CONFIG) private readonly writes: WritesConfig,
+    configs: ConfigService,
   ) {
     this.enabled = publish.mode !== 'meta';
     if (!this.enabled) return;
     for (const backend of registry.backends()) this.index(backend, registry.toolsOf(backend));
     registry.onCatalogReplaced((backend, tools) => {
       this.index(backend, tools);
-      for (const listener of this.listeners) listener();
+      this.invalidate();
     });
+    configs.onReload(() => this.invalidate());
+    trust.onVerdictsChanged(() => this.invalidate());
   }
 
-  /** The caller's tools in published-name order, at most `maxDirectTools` of them. */
+  /**
+   * The caller's tools in published-name order, at most `maxDirectTools` of them. The same object
+   * for every caller of one access identity until the next change: callers must not modify it.
+   */
   listFor(principal: Principal): DirectListing {
     if (!this.enabled) return { tools: [], beyond: 0, instructions: '' };
+    const identity = this.access.identityOf(principal);
+    let listing = this.lists.get(identity);
+    if (listing === undefined) {
+      listing = this.compute(principal);
+      this.lists.set(identity, listing);
+    }
+    return listing;
+  }
+
+  /**
+   * Drops every kept listing and tells the listeners that lists may have changed: after a catalog
+   * change, a reload, or a quarantine verdict. Public so a change this service does not hear of
+   * can be applied.
+   */
+  invalidate(): void {
+    this.lists.clear();
+    for (const listener of this.listeners) listener();
+  }
+
+  private compute(principal: Principal): DirectListing {
     const candidates: DirectCandidate[] = [];
     for (const tool of this.registry.allTools()) {
       const kind = this.kindFor(principal, tool);
@@ -94,7 +128,7 @@ export class DirectToolsService {
     return { kind: 'write', tool, confirmField: confirmField(tool) };
   }
 
-  /** Called after every change of the catalog, when a published list may have changed. */
+  /** Called after every change of the catalog, the config or a quarantine verdict, when a published list may have changed. */
   onChange(listener: () => void): void {
     this.listeners.push(listener);
   }

@@ -52,7 +52,7 @@ export class StdioFrontEnd {
     try {
       if (waitsForBackends(line)) await this.backendsStarted;
       const answer = await requestContext.run({ requestId: randomUUID() }, () =>
-        this.mcp.handlePost({ body: line, url: '/mcp', headers: mirroredHeaders(line), principal: this.principal, stream: true }),
+        this.mcp.handlePost({ body: line, url: '/mcp', headers: mirroredHeaders(line), principal: this.principal }),
       );
       if (answer.body !== undefined) await this.writeLine(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
     } catch (err) {

@@ -60,6 +60,7 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly knownBackends = new Set<string>();
   private readonly verdicts = new Map<string, Map<string, Verdict>>();
   private relistTimer: NodeJS.Timeout | undefined;
+  private readonly verdictListeners: (() => void)[] = [];
 
   constructor(
     @Inject(TRUST_CONFIG) private config: TrustConfig,
@@ -77,7 +78,9 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
       const trust = next.trust;
       if (trust === undefined || trust === this.config) return;
       const relist = trust.relistSeconds !== this.config.relistSeconds;
+      const modeChanged = trust.mode !== this.config.mode;
       this.config = trust;
+      if (modeChanged) this.verdictsChanged();
       // Reloads come after the boot (SIGHUP and the watch start with the app), so the timer runs already.
       if (relist) this.startRelist();
     });
@@ -112,6 +115,14 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
   onApplicationShutdown(): void {
     if (this.relistTimer) clearInterval(this.relistTimer);
     if (this.watching && this.config.pinsFile !== undefined) unwatchFile(this.config.pinsFile);
+  }
+
+  /**
+   * Calls `listener` each time what `quarantineReason` answers may have changed: a catalog judged
+   * (its own or again after the pins changed), or the mode reloaded.
+   */
+  onVerdictsChanged(listener: () => void): void {
+    this.verdictListeners.push(listener);
   }
 
   /** In `enforce` mode, why a call to `tool` is refused; undefined when it may go on. */
@@ -250,10 +261,15 @@ export class TrustService implements OnApplicationBootstrap, OnApplicationShutdo
       previous: this.verdicts.get(backend),
     });
     this.verdicts.set(backend, result.verdicts);
+    this.verdictsChanged();
     this.remember(result.doc);
     this.metrics.setQuarantinedTools(backend, [...result.verdicts.values()].filter((v) => v !== 'pinned').length);
     for (const event of result.events) this.report(backend, event);
     return result;
+  }
+
+  private verdictsChanged(): void {
+    for (const listener of this.verdictListeners) listener();
   }
 
   private report(backend: string, event: TrustEvent): void {

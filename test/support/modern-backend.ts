@@ -19,6 +19,8 @@ export interface ModernServer {
   child: ChildProcess;
   /** Adds a read-only tool at run time; the server announces the change to its listeners. */
   addTool(name: string): Promise<void>;
+  /** Adds a resource `memo://NAME/added/RES` at run time; the server announces the change to its listeners. */
+  addResource(name: string): Promise<void>;
   /** JSON-RPC methods received, and the MCP headers of each POST ("METHOD mcp-method=… mcp-name=… …"). */
   stats(): Promise<{ methods: Record<string, number>; headers: string[] }>;
   /** Starts it again on the same port (after `stop`). */
@@ -57,6 +59,10 @@ export async function startModernServer(name: string, o: ModernServerOptions = {
     async addTool(tool) {
       const res = await fetch(`${base}/control/add-tool`, { method: 'POST', body: JSON.stringify({ name: tool }) });
       if (!res.ok) throw new Error(`add-tool answered ${res.status}`);
+    },
+    async addResource(resource) {
+      const res = await fetch(`${base}/control/add-resource`, { method: 'POST', body: JSON.stringify({ name: resource }) });
+      if (!res.ok) throw new Error(`add-resource answered ${res.status}`);
     },
     async stats() {
       return (await (await fetch(`${base}/control/stats`)).json()) as { methods: Record<string, number>; headers: string[] };

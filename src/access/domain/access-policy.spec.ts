@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANONYMOUS, type Principal } from '../../common/principal';
-import { compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite } from './access-policy';
+import { accessIdentity, compileAccess, mayCall, mayUseBackend, mayUseWholeBackend, mayWrite } from './access-policy';
 
 const alice: Principal = { id: 'alice', groups: ['readers'] };
 const ivan: Principal = { id: 'ivan', groups: ['readers', 'interns'] };
@@ -95,4 +95,16 @@ test("a backend's resources and prompts are the caller's only when its rule allo
   assert.equal(mayUseWholeBackend({ id: 'x', groups: ['all'] }, 'everything', whole, 'apiKeys'), true);
   assert.equal(mayUseWholeBackend(nobody, 'files', whole, 'apiKeys'), false);
   assert.equal(mayUseWholeBackend(ANONYMOUS, 'files', compileAccess(undefined), 'none'), true);
+});
+
+test('the access identity is the deciding rule: principals that rules treat alike share it, whatever their ids and other groups', () => {
+  const ops: Principal = { id: 'olga', groups: ['ops'] };
+  const both: Principal = { id: 'bob', groups: ['ops', 'readers'] };
+  assert.equal(accessIdentity(alice, rules, 'apiKeys'), 'rule:1');
+  assert.equal(accessIdentity(ops, rules, 'apiKeys'), 'rule:1');
+  assert.equal(accessIdentity(both, rules, 'apiKeys'), 'rule:1');
+  assert.equal(accessIdentity(ivan, rules, 'apiKeys'), 'rule:0');
+  assert.equal(accessIdentity(nobody, rules, 'apiKeys'), 'none');
+  assert.equal(accessIdentity(nobody, compileAccess(undefined), 'none'), 'open');
+  assert.equal(accessIdentity(alice, compileAccess(undefined), 'jwt'), 'closed');
 });

@@ -73,6 +73,18 @@ export function mayUseWholeBackend(principal: Principal, backend: string, compil
   return rule !== undefined && rule.wholeBackends.some((re) => re.test(`${backend}:`));
 }
 
+/**
+ * What decides every answer of this module for `principal`: the index of its deciding rule (the
+ * first naming one of its groups, or `*`), `none` when no rule matches, or with no `access` block
+ * whether everything is open (auth mode `none`) or closed. Two principals with the same identity
+ * are allowed exactly the same, so what is computed from their access alone may be shared.
+ */
+export function accessIdentity(principal: Principal, compiled: CompiledAccess, authMode: AuthMode): string {
+  if (compiled.rules === undefined) return authMode === 'none' ? 'open' : 'closed';
+  const index = compiled.rules.findIndex((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));
+  return index < 0 ? 'none' : `rule:${index}`;
+}
+
 /** The rule that decides for `principal`: the first naming one of its groups, or `*`. */
 function firstRule(principal: Principal, rules: readonly CompiledRule[]): CompiledRule | undefined {
   return rules.find((r) => r.groups.has(ANY_GROUP) || principal.groups.some((g) => r.groups.has(g)));

@@ -5,13 +5,13 @@ import type { BackendToolResult } from '../backends.types';
 import { describeFailure } from '../domain/backend-failures';
 import type { RoundAnswer } from '../domain/input-required';
 import { CLIENT_INFO, MAX_RESPONSE_BYTES } from '../domain/limits';
-import { type ModernTool, type ProbeVerdict, readListenEvent, requestMeta } from '../domain/modern-protocol';
+import { type ListenFilter, type ModernTool, type ProbeVerdict, readListenEvent, requestMeta } from '../domain/modern-protocol';
 import { type ParamHeader, paramHeadersOf, paramHeaderValues } from '../domain/param-headers';
 import { HttpCallClient } from '../protocol/http-call-client';
-import { ModernSession, type ModernWire, type WireAnswer } from '../protocol/modern-session';
+import { ModernSession, type ModernWire } from '../protocol/modern-session';
 import type { HttpSessionInfo } from '../transports/http-client.transport';
-import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
-import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
+import type { OfferingCapabilities } from '../../registry/domain/offerings';
+import type { BackendChannel, ChannelCall, ChannelEvents, OfferingRequest } from './backend-channel';
 import type { EraProbe } from './era-probing.channel';
 import { reportRequestFailure } from './transport-errors';
 
@@ -26,6 +26,7 @@ const LISTEN_RETRY_MS = { first: 1_000, max: 30_000 } as const;
  * - Requests and calls take the router's own pooled POST (HttpCallClient), as for a 2025 backend:
  *   no SDK client on the hot path.
  * - Tool parameters annotated with `x-mcp-header` are mirrored into `Mcp-Param-*` headers.
+ * - Resources and prompts are those discovery declares, read through the session.
  * - Change notifications come on a `subscriptions/listen` stream (it replaced the GET stream); an
  *   abrupt end of it is a suspicion the supervisor checks with `ping` (here `server/discover`).
  */
@@ -51,9 +52,9 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
     random: () => number = Math.random,
   ) {
     const wire: ModernWire = {
-      request: (method, params, timeoutMs) => this.wireRequest(method, params, timeoutMs),
+      request: (method, params, timeoutMs, name) => this.calls.request(this.address, method, params, timeoutMs, name),
       callRound: (call, deadline, requestState) => this.callRound(call, deadline, requestState),
-      listen: () => this.listen(),
+      listen: (filter) => this.listen(filter),
       listening: () => this.listening,
       // A failed request may be the only sign the backend is gone.
       report: (err) => reportRequestFailure(err, events),
@@ -83,13 +84,12 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
     return this.session.call(request);
   }
 
-  /** Resources and prompts of a 2026-07-28 backend are not aggregated (architecture §16). */
   offerings(): OfferingCapabilities {
-    return NO_OFFERINGS;
+    return this.session.offerings();
   }
 
-  request(): Promise<Record<string, unknown>> {
-    return Promise.reject(new Error('resources and prompts are not read from a 2026-07-28 backend'));
+  request(request: OfferingRequest, timeoutMs: number): Promise<Record<string, unknown>> {
+    return this.session.request(request, timeoutMs);
   }
 
   ping(timeoutMs: number): Promise<void> {
@@ -116,11 +116,6 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
 
   describeFailure(err: unknown): string {
     return describeFailure(err);
-  }
-
-  /** A JSON-RPC request outside the hot path. */
-  private wireRequest(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<WireAnswer> {
-    return this.calls.request(this.address, method, params, timeoutMs);
   }
 
   /** One round of a call, with the tool's `Mcp-Param-*` headers. */
@@ -151,18 +146,18 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
   }
 
   /**
-   * Opens `subscriptions/listen` for tool-list changes on a stream of its own. An
+   * Opens `subscriptions/listen` for the list changes `filter` names on a stream of its own. An
    * abrupt end may be the backend's death (the supervisor checks with a ping); the stream is opened
    * again after 1 s, doubling to 30 s, and starting over once a stream was acknowledged.
    */
-  private listen(): void {
+  private listen(filter: ListenFilter): void {
     if (!this.session.open) return;
     const id = `listen${++this.listenSeq}`;
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id,
       method: 'subscriptions/listen',
-      params: { _meta: this.address.envelope?.meta, notifications: { toolsListChanged: true } },
+      params: { _meta: this.address.envelope?.meta, notifications: filter },
     });
     let graceful = false;
     let acknowledged = false;
@@ -173,6 +168,7 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
           acknowledged = true;
           this.listening = event.toolsListChanged;
         } else if (event.kind === 'tools_changed') this.events.onListChanged();
+        else if (event.kind === 'offerings_changed') this.events.onOfferingsChanged?.(event.offering);
         else if (event.kind === 'closed') graceful = true;
       },
       onRefused: (status) => {
@@ -187,7 +183,7 @@ export class ModernHttpChannel implements BackendChannel, EraProbe {
         if (!this.session.open) return;
         if (!graceful) this.events.onSuspect();
         if (acknowledged) this.listenRetryMs = LISTEN_RETRY_MS.first;
-        this.listenRetryTimer = setTimeout(() => this.listen(), this.listenRetryMs);
+        this.listenRetryTimer = setTimeout(() => this.listen(filter), this.listenRetryMs);
         this.listenRetryTimer.unref();
         this.listenRetryMs = Math.min(this.listenRetryMs * 2, LISTEN_RETRY_MS.max);
       },

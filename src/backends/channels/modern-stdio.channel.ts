@@ -6,12 +6,20 @@ import { describeFailure, mcpErrorCode } from '../domain/backend-failures';
 import { modernOutcomeOf, readCallAnswer } from '../domain/call-answer';
 import type { RoundAnswer } from '../domain/input-required';
 import { CLIENT_INFO } from '../domain/limits';
-import { belongsToSubscription, listenEventOf, type ModernTool, type ProbeVerdict, readListenMessage, requestMeta } from '../domain/modern-protocol';
+import {
+  belongsToSubscription,
+  type ListenFilter,
+  listenEventOf,
+  type ModernTool,
+  type ProbeVerdict,
+  readListenMessage,
+  requestMeta,
+} from '../domain/modern-protocol';
 import { MODERN_FAILURES, ModernSession, type ModernWire, type WireAnswer } from '../protocol/modern-session';
 import { StdioRequests } from '../protocol/stdio-requests';
 import { StdioProcessTransport } from '../transports/stdio-process.transport';
-import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
-import type { BackendChannel, ChannelCall, ChannelEvents } from './backend-channel';
+import type { OfferingCapabilities } from '../../registry/domain/offerings';
+import type { BackendChannel, ChannelCall, ChannelEvents, OfferingRequest } from './backend-channel';
 import type { EraProbe } from './era-probing.channel';
 import { withTraceMeta } from '../domain/trace-meta';
 
@@ -24,7 +32,8 @@ import { withTraceMeta } from '../domain/trace-meta';
  * docs/backend-eras.md.
  * - A call past its deadline is cancelled with `notifications/cancelled` (stdio has no
  *   per-request stream to close: spec stdio "Cancellation").
- * - Tool-list changes come on a `subscriptions/listen` request when discovery announces them; on
+ * - Resources and prompts are those discovery declares, read through the session.
+ * - List changes come on a `subscriptions/listen` request when discovery announces them; on
  *   stdio every message shares stdout, so its notifications are picked by the `_meta`
  *   subscription id (spec "Subscriptions").
  * - A dead child is its exit.
@@ -41,6 +50,8 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
   /** Id of the open `subscriptions/listen` request, if any. */
   private listenId: string | undefined;
   private listenSeq = 0;
+  /** The open subscription's acknowledgment did not refuse tool-list changes. */
+  private toolsGranted = true;
   private readonly readAnswer = (message: unknown): WireAnswer => ({ status: 200, message });
   private readonly readRound = (message: unknown, id: string) => modernOutcomeOf(readCallAnswer(message, id), this.config.name);
 
@@ -53,8 +64,8 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
       // stdio has no status line: every answer is read as an HTTP 200 body would be.
       request: (method, params, timeoutMs) => this.requests.request(method, { ...params, _meta: this.meta }, timeoutMs, this.readAnswer),
       callRound: (call, deadline, requestState) => this.callRound(call, deadline, requestState),
-      listen: () => void this.openListen(),
-      listening: () => this.listenId !== undefined,
+      listen: (filter) => void this.openListen(filter),
+      listening: () => this.listenId !== undefined && this.toolsGranted,
     };
     this.session = new ModernSession(config.name, wire, events, random);
     this.requests = new StdioRequests(new StdioProcessTransport(StdioProcessTransport.optionsOf(config)));
@@ -129,13 +140,12 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
     return this.session.call(request);
   }
 
-  /** Resources and prompts of a 2026-07-28 backend are not aggregated (architecture §16). */
   offerings(): OfferingCapabilities {
-    return NO_OFFERINGS;
+    return this.session.offerings();
   }
 
-  request(): Promise<Record<string, unknown>> {
-    return Promise.reject(new Error('resources and prompts are not read from a 2026-07-28 backend'));
+  request(request: OfferingRequest, timeoutMs: number): Promise<Record<string, unknown>> {
+    return this.session.request(request, timeoutMs);
   }
 
   ping(timeoutMs: number): Promise<void> {
@@ -166,15 +176,16 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
   }
 
   /**
-   * `subscriptions/listen` for tool-list changes: a request that stays open; its notifications and
+   * `subscriptions/listen` for the list changes `filter` names: a request that stays open; its notifications and
    * its final answer carry its id as the subscription id. It ends with the child (a restarted child
    * is a new channel that subscribes again, as the spec requires after a restart).
    */
-  private async openListen(): Promise<void> {
+  private async openListen(filter: ListenFilter): Promise<void> {
     const id = `listen${++this.listenSeq}`;
     this.listenId = id;
+    this.toolsGranted = filter.toolsListChanged === true;
     try {
-      await this.requests.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: this.meta, notifications: { toolsListChanged: true } } });
+      await this.requests.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: this.meta, notifications: filter } });
     } catch (err) {
       this.listenId = undefined;
       this.logger.debug({ msg: 'subscriptions/listen not sent', backend: this.config.name, detail: describeFailure(err) });
@@ -188,8 +199,21 @@ export class ModernStdioChannel implements BackendChannel, EraProbe {
     if (!parsed || !belongsToSubscription(parsed, id)) return;
     const event = listenEventOf(parsed, id);
     if (event.kind === 'tools_changed') this.events.onListChanged();
-    else if (event.kind === 'acknowledged' && !event.toolsListChanged) this.endListen('not granted');
+    else if (event.kind === 'offerings_changed') this.events.onOfferingsChanged?.(event.offering);
+    else if (event.kind === 'acknowledged') this.acknowledged(event.toolsListChanged, event.offeringsListChanged);
     else if (event.kind === 'closed') this.endListen('ended by the backend');
+  }
+
+  /**
+   * What the server granted: nothing ends the subscription; tools refused while resources or
+   * prompts are granted keeps it, and lists again so the tools' TTL schedules itself.
+   */
+  private acknowledged(tools: boolean, offerings: boolean): void {
+    if (!tools && !offerings) return this.endListen('not granted');
+    if (!tools && this.toolsGranted) {
+      this.toolsGranted = false;
+      this.session.listAgain();
+    }
   }
 
   /**

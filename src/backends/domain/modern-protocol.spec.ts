@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  announcesToolChanges,
   belongsToSubscription,
   collectModernTools,
   headerValue,
   initializeRefusal,
+  listenFilterOf,
   probeVerdict,
   readDiscoverAnswer,
   readListenEvent,
@@ -86,11 +86,23 @@ test('a listed tool needs a name and an input schema object; annotations that br
 
 test('discovery: tool-change announcements are read only from capabilities.tools.listChanged === true', () => {
   const discover = (capabilities: unknown) => readDiscoverAnswer({ jsonrpc: '2.0', id: 'c1', result: { supportedVersions: ['2026-07-28'], capabilities } });
-  assert.equal(announcesToolChanges(discover({ tools: { listChanged: true } })), true);
-  assert.equal(announcesToolChanges(discover({ tools: { listChanged: 'yes' } })), false);
-  assert.equal(announcesToolChanges(discover({})), false);
-  assert.equal(announcesToolChanges(readDiscoverAnswer(undefined)), false);
-  assert.equal(announcesToolChanges(readDiscoverAnswer([1])), false);
+  const announces = (answer: ReturnType<typeof readDiscoverAnswer>) => listenFilterOf(answer)?.toolsListChanged === true;
+  assert.equal(announces(discover({ tools: { listChanged: true } })), true);
+  assert.equal(announces(discover({ tools: { listChanged: 'yes' } })), false);
+  assert.equal(announces(discover({})), false);
+  assert.equal(announces(readDiscoverAnswer(undefined)), false);
+  assert.equal(announces(readDiscoverAnswer([1])), false);
+});
+
+test('discovery: the subscription asks for the list changes the server announces, and none when it announces none', () => {
+  const discover = (capabilities: unknown) => readDiscoverAnswer({ jsonrpc: '2.0', id: 'c1', result: { supportedVersions: ['2026-07-28'], capabilities } });
+  assert.deepEqual(listenFilterOf(discover({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: {} })), {
+    toolsListChanged: true,
+    resourcesListChanged: true,
+  });
+  assert.deepEqual(listenFilterOf(discover({ tools: {}, prompts: { listChanged: true } })), { promptsListChanged: true });
+  assert.equal(listenFilterOf(discover({ tools: { listChanged: false }, resources: 'yes' })), undefined);
+  assert.equal(listenFilterOf(readDiscoverAnswer(undefined)), undefined);
 });
 
 test('a JSON-RPC answer outside the hot path: its result, or its error code only, or malformed', () => {
@@ -119,17 +131,33 @@ test('listen stream: acknowledgment, tools change, graceful close; other subscri
       { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: meta('s1') } },
       's1',
     ),
-    { kind: 'acknowledged', toolsListChanged: true },
+    { kind: 'acknowledged', toolsListChanged: true, offeringsListChanged: false },
   );
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s1') } }, 's1'), {
     kind: 'tools_changed',
   });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta('s2') } }, 's1'), { kind: 'other' });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', id: 's1', result: { resultType: 'complete' } }, 's1'), { kind: 'closed' });
-  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: {} }, 's1'), { kind: 'other' });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: {} }, 's1'), {
+    kind: 'offerings_changed',
+    offering: 'prompts',
+  });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: { _meta: meta('s1') } }, 's1'), {
+    kind: 'offerings_changed',
+    offering: 'resources',
+  });
+  assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'x' } }, 's1'), { kind: 'other' });
+  assert.deepEqual(
+    readListenEvent(
+      { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { promptsListChanged: true }, _meta: meta('s1') } },
+      's1',
+    ),
+    { kind: 'acknowledged', toolsListChanged: false, offeringsListChanged: true },
+  );
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: 'all' } }, 's1'), {
     kind: 'acknowledged',
     toolsListChanged: false,
+    offeringsListChanged: false,
   });
   assert.deepEqual(readListenEvent({ jsonrpc: '2.0', id: 's1', error: null }, 's1'), { kind: 'closed' });
   assert.deepEqual(readListenEvent(undefined, 's1'), { kind: 'other' });

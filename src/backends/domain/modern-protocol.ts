@@ -72,6 +72,13 @@ export type ProbeVerdict =
   /** A modern server that cannot serve the router's version: neither era works, say why. */
   | { era: 'none'; reason: string };
 
+/** One kind a server declares in its capabilities (an object), and whether it announces list changes. */
+const DeclaredKindSchema = z
+  .object({ listChanged: z.unknown().optional() })
+  .transform((kind) => ({ listChanged: kind.listChanged === true }))
+  .optional()
+  .catch(undefined);
+
 /**
  * A `server/discover` answer (spec "Discovery"), as far as the era probe and the router read it.
  * Every field falls back to "absent", so any JSON (or none) reads: a body that is not a modern
@@ -83,9 +90,8 @@ const DiscoverAnswerSchema = z
       .object({
         supportedVersions: z.array(z.unknown()).catch([]),
         capabilities: z
-          .object({ tools: z.object({ listChanged: z.literal(true) }) })
-          .transform(() => true)
-          .catch(false),
+          .object({ tools: DeclaredKindSchema, resources: DeclaredKindSchema, prompts: DeclaredKindSchema })
+          .catch({ tools: undefined, resources: undefined, prompts: undefined }),
       })
       .optional()
       .catch(undefined),
@@ -107,9 +113,22 @@ export function readDiscoverAnswer(message: unknown): DiscoverAnswer {
   return DiscoverAnswerSchema.parse(message);
 }
 
-/** Whether a `server/discover` answer says the server announces tool-list changes (spec "Discovery"). */
-export function announcesToolChanges(answer: DiscoverAnswer): boolean {
-  return answer.result?.capabilities === true;
+/**
+ * The list-change notifications a client asks of `subscriptions/listen` (spec "Subscriptions",
+ * `SubscriptionFilter`): those the server's discovery announced; undefined when it announced none,
+ * so no subscription is opened.
+ */
+export type ListenFilter = Partial<Record<'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged', true>>;
+
+/** The subscription filter for what a `server/discover` answer announces, or undefined for none. */
+export function listenFilterOf(answer: DiscoverAnswer): ListenFilter | undefined {
+  const declared = answer.result?.capabilities;
+  const filter: ListenFilter = {
+    ...(declared?.tools?.listChanged ? { toolsListChanged: true as const } : {}),
+    ...(declared?.resources?.listChanged ? { resourcesListChanged: true as const } : {}),
+    ...(declared?.prompts?.listChanged ? { promptsListChanged: true as const } : {}),
+  };
+  return Object.keys(filter).length > 0 ? filter : undefined;
 }
 
 /**
@@ -271,7 +290,9 @@ const ListenMessageSchema = z.object({
   params: z
     .object({
       _meta: z.object({ [META_KEYS.subscriptionId]: z.unknown().optional() }).catch({}),
-      notifications: z.object({ toolsListChanged: z.unknown().optional() }).catch({}),
+      notifications: z
+        .object({ toolsListChanged: z.unknown().optional(), resourcesListChanged: z.unknown().optional(), promptsListChanged: z.unknown().optional() })
+        .catch({}),
     })
     .catch({ _meta: {}, notifications: {} }),
 });
@@ -297,8 +318,10 @@ export function belongsToSubscription(message: ListenMessage, id: string): boole
 
 /** What one message on a `subscriptions/listen` stream means to the router. */
 export type ListenEvent =
-  | { kind: 'acknowledged'; toolsListChanged: boolean }
+  /** What the server granted of the filter asked for (spec "notifications/subscriptions/acknowledged"). */
+  | { kind: 'acknowledged'; toolsListChanged: boolean; offeringsListChanged: boolean }
   | { kind: 'tools_changed' }
+  | { kind: 'offerings_changed'; offering: 'resources' | 'prompts' }
   /** The server ended the subscription gracefully (spec "Graceful Closure"). */
   | { kind: 'closed' }
   | { kind: 'other' };
@@ -311,9 +334,16 @@ export function listenEventOf(message: ListenMessage | undefined, id: string): L
   // On HTTP each stream is its own subscription; the id check guards a server that mixes them.
   if (subscription !== undefined && subscription !== id) return { kind: 'other' };
   if (message.method === 'notifications/subscriptions/acknowledged') {
-    return { kind: 'acknowledged', toolsListChanged: message.params.notifications.toolsListChanged === true };
+    const granted = message.params.notifications;
+    return {
+      kind: 'acknowledged',
+      toolsListChanged: granted.toolsListChanged === true,
+      offeringsListChanged: granted.resourcesListChanged === true || granted.promptsListChanged === true,
+    };
   }
   if (message.method === 'notifications/tools/list_changed') return { kind: 'tools_changed' };
+  if (message.method === 'notifications/resources/list_changed') return { kind: 'offerings_changed', offering: 'resources' };
+  if (message.method === 'notifications/prompts/list_changed') return { kind: 'offerings_changed', offering: 'prompts' };
   return { kind: 'other' };
 }
 

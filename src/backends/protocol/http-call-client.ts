@@ -98,13 +98,14 @@ export class HttpCallClient {
   /**
    * One JSON-RPC request outside the hot path, on the same pool, cap and deadline. A 4xx answer
    * with a JSON body is an answer too (a 2026-07-28 server sends its version errors so), and so is
-   * a body that is not JSON (`message` undefined): the caller judges them.
+   * a body that is not JSON (`message` undefined): the caller judges them. `name` goes in the
+   * `Mcp-Name` header of a 2026-07-28 request that has one (`resources/read`, `prompts/get`).
    */
-  async request(session: HttpSessionInfo, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<HttpRpcAnswer> {
+  async request(session: HttpSessionInfo, method: string, params: Record<string, unknown>, timeoutMs: number, name?: string): Promise<HttpRpcAnswer> {
     const id = this.tracker.nextId();
     const withMeta = session.envelope ? { ...params, _meta: session.envelope.meta } : params;
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: withMeta });
-    const post = this.transport.post(id, body, session, { method, errorStatusAnswers: true });
+    const post = this.transport.post(id, body, session, { method, ...(name === undefined ? {} : { name }), errorStatusAnswers: true });
     return this.tracker.track(id, timeoutMs, timeoutMs, this.readRpc, post, true);
   }
 

@@ -1,10 +1,21 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BackendToolResult } from '../backends.types';
-import type { ChannelCall, ChannelEvents } from '../channels/backend-channel';
+import type { ChannelCall, ChannelEvents, OfferingRequest } from '../channels/backend-channel';
 import { backendFailure, toRouterError } from '../domain/backend-failures';
 import { callInRounds, type RoundAnswer } from '../domain/input-required';
 import { INPUT_RETRY_PAUSE_MS, MAX_INPUT_ROUNDS } from '../domain/limits';
-import { announcesToolChanges, collectModernTools, type ModernTool, type ProbeVerdict, probeVerdict, readDiscoverAnswer } from '../domain/modern-protocol';
+import { offeringsOf, offeringWireRequest, readOfferingResult } from '../domain/modern-offerings';
+import {
+  collectModernTools,
+  type ListenFilter,
+  listenFilterOf,
+  type ModernTool,
+  type ProbeVerdict,
+  probeVerdict,
+  readDiscoverAnswer,
+  readRpcResult,
+} from '../domain/modern-protocol';
+import { NO_OFFERINGS, type OfferingCapabilities } from '../../registry/domain/offerings';
 import { RelistTimer } from './relist-timer';
 
 /** What a 2026-07-28 backend's connect and liveness failures say, the same over every transport. */
@@ -26,12 +37,15 @@ export interface WireAnswer {
  * differently. Every request carries the 2026-07-28 `_meta`.
  */
 export interface ModernWire {
-  /** One request outside the hot path within `timeoutMs`. */
-  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<WireAnswer>;
+  /**
+   * One request outside the hot path within `timeoutMs`; `name` is what its `Mcp-Name` header
+   * mirrors on HTTP (spec "Standard Request Headers"), when the method has one.
+   */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, name?: string): Promise<WireAnswer>;
   /** One round of a `tools/call` on a fresh id, within the whole call's `deadline`; `requestState` echoed on a retry. */
   callRound(call: ChannelCall, deadline: number, requestState: string | undefined): Promise<RoundAnswer>;
-  /** Opens the `subscriptions/listen` subscription to tool-list changes. */
-  listen(): void;
+  /** Opens the `subscriptions/listen` subscription to the list changes `filter` names. */
+  listen(filter: ListenFilter): void;
   /** Whether a subscription is open and granted `toolsListChanged`: a TTL of 0 then needs no timer. */
   listening(): boolean;
   /** A failure of a request that may say the backend is gone (HTTP: unreachable, a broken socket). */
@@ -41,16 +55,18 @@ export interface ModernWire {
 /**
  * What a 2026-07-28 ("modern") backend's channel does whatever its transport (docs/backend-eras.md):
  * `server/discover` as connect, era probe and liveness check (2026-07-28 has no `initialize` and no
- * `ping`); the listing with its `ttlMs` re-list schedule; the subscription to tool-list changes
- * when discovery announces them; and `tools/call` run as a multi round-trip request (spec
+ * `ping`); the listing with its `ttlMs` re-list schedule; the resources and prompts discovery
+ * declares; the subscription to the list changes discovery announces; and `tools/call` run as a multi round-trip request (spec
  * basic/patterns/mrtr: a backend shedding load may answer `input_required` with a `requestState`,
  * and the call is sent again with it, within the call's own deadline). `ModernHttpChannel` and
  * `ModernStdioChannel` each supply a `ModernWire`.
  */
 export class ModernSession {
   private readonly relist: RelistTimer;
-  /** Discovery said the backend announces tool-list changes. */
-  private announces = false;
+  /** The list changes discovery said the backend announces; undefined for none. */
+  private announced: ListenFilter | undefined;
+  /** What discovery declared beside tools. */
+  private declared: OfferingCapabilities = NO_OFFERINGS;
   private closed = false;
   /** The transport ended by itself (a stdio child exited). */
   private gone = false;
@@ -78,7 +94,10 @@ export class ModernSession {
     const { status, message } = await this.wire.request('server/discover', {}, timeoutMs);
     const answer = readDiscoverAnswer(message);
     const verdict = probeVerdict(status, answer);
-    if (verdict.era === 'modern') this.announces = announcesToolChanges(answer);
+    if (verdict.era === 'modern') {
+      this.announced = listenFilterOf(answer);
+      this.declared = offeringsOf(answer);
+    }
     return verdict;
   }
 
@@ -91,7 +110,25 @@ export class ModernSession {
 
   /** Called once discovery proved the backend modern: opens the change subscription if it has one. */
   afterConnect(): void {
-    if (this.announces) this.wire.listen();
+    if (this.announced) this.wire.listen(this.announced);
+  }
+
+  /** What the backend's discovery declared beside tools: resources, prompts. */
+  offerings(): OfferingCapabilities {
+    return this.declared;
+  }
+
+  /** One request about resources or prompts, its result checked by the SDK's schema of it. */
+  async request(request: OfferingRequest, timeoutMs: number): Promise<Record<string, unknown>> {
+    const { method, params, name } = offeringWireRequest(request);
+    let message: unknown;
+    try {
+      ({ message } = await this.wire.request(method, params, timeoutMs, name));
+    } catch (err) {
+      this.report(err);
+      throw err;
+    }
+    return readOfferingResult(method, readRpcResult(message, this.backend), this.backend);
   }
 
   /** Every page of `tools/list`; the smallest `ttlMs` schedules the next listing. */
