@@ -7,6 +7,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from './support/backend-servers';
@@ -46,10 +49,11 @@ async function startMrtrBackend(): Promise<{ url: string; child: ChildProcess }>
   return { url: `http://127.0.0.1:${port}/mcp`, child };
 }
 
-function routerYaml(httpUrl: string, mrtrUrl?: string): string {
+function routerYaml(httpUrl: string, mrtrUrl?: string, addedUrl?: string): string {
   return [
     'backends:',
     ...(mrtrUrl !== undefined ? ['  mr:', '    transport: http', `    url: ${JSON.stringify(mrtrUrl)}`] : []),
+    ...(addedUrl !== undefined ? ['  added:', '    transport: http', `    url: ${JSON.stringify(addedUrl)}`, '    era: legacy'] : []),
     '  web:',
     '    transport: http',
     `    url: ${JSON.stringify(httpUrl)}`,
@@ -267,6 +271,32 @@ describe('traces exported over OTLP/HTTP protobuf', () => {
     assert.equal(request.parentSpanId, inMeta.spanId);
     assert.deepEqual(request.links, [{ traceId: inHeader.traceId, spanId: inHeader.spanId }]);
   });
+
+  test("a backend added by a reload is named by its address in its calls' spans", async () => {
+    const added = await startEchoBackend();
+    try {
+      writeFileSync(router.configFile, routerYaml(backend.url, mrtr.url, added.url));
+      router.child.kill('SIGHUP');
+      await waitFor(() => router.logs.some((l) => msgOf(l) === 'backend up' && l.backend === 'added'), 60_000, 'the added backend up');
+      const caller = clientContext();
+      const { body } = await post(
+        url,
+        'tools/call',
+        { name: 'invoke_read_tool', arguments: { name: 'echo_trace', server: 'added' } },
+        { traceparent: caller.traceparent },
+      );
+      assert.equal(body.result.isError, false, JSON.stringify(body));
+      await receiver.waitFor((spans) => spans.some((s) => s.traceId === caller.traceId && s.kind === CLIENT), 'the backend call span');
+      const client = only(spansOf(receiver, caller.traceId), (s) => s.kind === CLIENT, 'one backend call span');
+      assert.equal(client.attributes['centralmcp.backend'], 'added');
+      assert.deepEqual(
+        [client.attributes['network.transport'], client.attributes['server.address'], client.attributes['server.port']],
+        ['tcp', '127.0.0.1', Number(new URL(added.url).port)],
+      );
+    } finally {
+      added.child.kill('SIGKILL');
+    }
+  });
 });
 
 describe('traces exported over OTLP/HTTP JSON', () => {
@@ -291,6 +321,54 @@ describe('traces exported over OTLP/HTTP JSON', () => {
       router.kill();
       backend.child.kill('SIGKILL');
       await receiver.close();
+    }
+  });
+});
+
+describe('an OTLP endpoint that refuses or is down', () => {
+  test('each kind of export problem is logged once, and every call is still answered', async () => {
+    // A receiver that refuses every export (HTTP 400: the exporter does not retry it), counting them.
+    let attempts = 0;
+    const refusing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        attempts++;
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('refused');
+      });
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    const router = spawnRouter(['backends:', ...stdioBackendYaml('local', ECHO_SERVER, ['--stdio'], { era: 'legacy' })].join('\n'), {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '20',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+    });
+    const problems = () => router.logs.filter((l) => msgOf(l) === 'trace export problem');
+    try {
+      const url = await router.listening();
+      // The batch processor exports one batch at a time: once the fourth export arrives, the first
+      // three have failed and been reported.
+      for (let i = 1; i <= 4; i++) {
+        assert.equal((await post(url, 'ping', {})).status, 200);
+        await waitFor(() => attempts >= i, 30_000, `export ${i}`);
+      }
+      assert.deepEqual(
+        problems().map((l) => [l.level, l.kind, l.detail]),
+        [['error', 'HTTP 400', 'Bad Request']],
+      );
+      // Then the endpoint goes away: a new kind of problem, logged once too; calls are still answered.
+      refusing.closeAllConnections();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+      assert.equal((await post(url, 'ping', {})).status, 200);
+      await waitFor(() => problems().length === 2, 60_000, 'the endpoint down, reported');
+      assert.equal(problems()[1].kind, 'ECONNREFUSED');
+      assert.ok(!JSON.stringify(problems()).includes('    at '), 'no stack in the log');
+      const { body } = await post(url, 'tools/call', { name: 'invoke_read_tool', arguments: { name: 'echo_trace', server: 'local' } });
+      assert.equal(body.result.isError, false, JSON.stringify(body));
+      assert.equal(problems().length, 2);
+    } finally {
+      router.kill();
+      refusing.close();
     }
   });
 });

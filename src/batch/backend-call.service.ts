@@ -3,7 +3,7 @@ import type { ToolResultLike } from '../answers/domain/bounding';
 import { BackendsService } from '../backends/backends.service';
 import type { OfferingRequest } from '../backends/channels/backend-channel';
 import type { BackendToolResult, CallTrace } from '../backends/backends.types';
-import { BACKENDS_CONFIG } from '../config/config.tokens';
+import { ConfigService } from '../config/config.service';
 import type { BackendConfig } from '../config/config.types';
 import { ATTR, backendCallSpan, INPUT_REQUIRED_EVENT, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
 import { TRACING, type Tracing } from '../tracing/tracing';
@@ -32,8 +32,8 @@ export class BackendCallService {
   private readonly logger = new Logger('BatchService');
   private readonly failureLogs = new LogThrottle(FAILURE_LOG_WINDOW_MS);
 
-  /** Where each configured backend is reached, for its calls' client spans. */
-  private readonly addresses: ReadonlyMap<string, BackendAddress>;
+  /** Where each backend of the config in force is reached, for its calls' client spans (swapped by a reload). */
+  private addresses: ReadonlyMap<string, BackendAddress>;
 
   constructor(
     private readonly rateLimits: RateLimitService,
@@ -41,11 +41,10 @@ export class BackendCallService {
     private readonly metrics: MetricsService,
     private readonly lifecycle: LifecycleService,
     @Inject(TRACING) private readonly tracing: Tracing,
-    @Inject(BACKENDS_CONFIG) backendConfigs: readonly BackendConfig[],
+    configs: ConfigService,
   ) {
-    this.addresses = new Map(
-      backendConfigs.map((b): [string, BackendAddress] => [b.name, b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }]),
-    );
+    this.addresses = addressesOf(configs.current.backends);
+    configs.onReload((config) => (this.addresses = addressesOf(config.backends)));
   }
 
   /** True once the drain deadline has passed: nothing more is dispatched. */
@@ -191,6 +190,12 @@ function atDeadline(dispatched: boolean): RouterError {
 function toolOutcome(result: BackendToolResult): { outcome: BackendOutcome; why: string } {
   // A tool error's own text may echo the arguments: the why is the router's.
   return { outcome: result.isError === true ? failed(toolErrorOf(result)) : { kind: 'result', result }, why: 'the tool answered isError: true' };
+}
+
+function addressesOf(backends: readonly BackendConfig[]): ReadonlyMap<string, BackendAddress> {
+  return new Map(
+    backends.map((b): [string, BackendAddress] => [b.name, b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }]),
+  );
 }
 
 function failed(error: RouterError): { kind: 'failed'; error: RouterError } {

@@ -20,6 +20,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/expor
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import type { TracingConfig } from '../config/config.types';
+import { exportProblem } from './domain/export-problems';
 import { ATTR } from './domain/spans';
 import type { SpanAttributes, SpanStart, TraceCarrier, TraceIds, TraceSpan, Tracing } from './tracing';
 
@@ -34,7 +35,8 @@ const INSTRUMENTATION = 'centralmcp-router';
  * Nothing is registered globally: the context of the current span lives in this instance's own
  * async-local store and spans are started from this provider's tracer, so nothing else in the
  * process (another library calling the OpenTelemetry API) is changed by turning tracing on. Only
- * the SDK's diagnostics, which the exporter reports its failures to, go to the router's log.
+ * the SDK's diagnostics, which the exporter reports its failures to, go to the router's log, each
+ * kind of problem once (`trace export problem`).
  */
 export class OtelTracing implements Tracing {
   readonly enabled = true;
@@ -46,10 +48,19 @@ export class OtelTracing implements Tracing {
   /** `exporter` replaces the OTLP exporter the config names (tests keep spans in memory). */
   constructor(config: TracingConfig, exporter?: SpanExporter) {
     const logger = new Logger('Tracing');
+    // Each kind of problem once: an endpoint that is down fails every export, and the calls go on.
+    const seen = new Set<string>();
+    const report = (level: 'error' | 'warn', message: string, args: unknown[]) => {
+      // A component's logger (the exporter's) puts its name first, the message after it.
+      const problem = exportProblem([message, ...args.filter((a) => typeof a === 'string')].join(' '));
+      if (seen.has(problem.kind)) return;
+      seen.add(problem.kind);
+      logger[level]({ msg: 'trace export problem', kind: problem.kind, detail: problem.detail });
+    };
     diag.setLogger(
       {
-        error: (message) => logger.error({ msg: 'trace export problem', detail: message }),
-        warn: (message) => logger.warn({ msg: 'trace export problem', detail: message }),
+        error: (message, ...args) => report('error', message, args),
+        warn: (message, ...args) => report('warn', message, args),
         info: () => undefined,
         debug: () => undefined,
         verbose: () => undefined,
