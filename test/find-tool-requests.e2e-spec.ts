@@ -67,3 +67,34 @@ describe('find_tool answers plain requests over the demo backends', () => {
     assert.equal((await find('cat the notes'))[0], 'files:read_text_file');
   });
 });
+
+describe('find_tool reads a word that only names a server as evidence for all of its tools', () => {
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    // The memory server as an operator might name it: "knowledge" is in three of its tools'
+    // descriptions ("the knowledge graph") and in none of their names.
+    router = await startRouter(testConfig([memoryBackend(join(tempDir(), 'memory.jsonl'), { name: 'knowledge' })]));
+    client = await router.connect();
+  });
+  after(async () => router?.close());
+
+  test('"knowledge" lifts the server\'s tools alike, not the one whose description is shortest', async () => {
+    for (const deadline = Date.now() + 30_000; ;) {
+      const { isError, data } = await callTool(client, 'find_tool', { query: 'knowledge', top_k: 10 });
+      assert.equal(isError, false, JSON.stringify(data));
+      const hits = data.hits as Hit[];
+      if (hits.length >= 3) {
+        assert.ok(
+          hits.every((hit) => hit.server === 'knowledge'),
+          JSON.stringify(hits),
+        );
+        assert.equal(new Set(hits.map((hit) => hit.score)).size, 1, JSON.stringify(hits));
+        return;
+      }
+      assert.ok(Date.now() < deadline, `catalog not loaded: ${JSON.stringify(hits)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+});
