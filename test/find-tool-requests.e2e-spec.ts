@@ -62,6 +62,14 @@ describe('find_tool answers plain requests over the demo backends', () => {
     assert.ok(hits.slice(0, 3).includes('files:read_text_file'), hits.join(', '));
   });
 
+  test('"phtoo" and "pciture", misspellings no catalog word is near, find the image tools', async () => {
+    for (const query of ['phtoo', 'pciture']) {
+      const hits = await find(query);
+      assert.equal(hits[0], 'everything:get-tiny-image', `${query}: ${hits.join(', ')}`);
+      assert.ok(hits.slice(0, 2).includes('files:read_media_file'), `${query}: ${hits.join(', ')}`);
+    }
+  });
+
   test('"ls the folder" and "cat the notes" read command names as what they do', async () => {
     assert.equal((await find('ls the folder'))[0], 'files:list_directory');
     assert.equal((await find('cat the notes'))[0], 'files:read_text_file');

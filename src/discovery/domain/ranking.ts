@@ -3,7 +3,7 @@ import type { CatalogTool } from '../../registry/registry.types';
 import { withAbbreviations } from './abbreviations';
 import { liftedByUse } from './learned-lift';
 import { asServerWord, serverWords } from './server-words';
-import { corrections } from './spelling';
+import { corrections, englishStandIns } from './spelling';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
 import { queryTerms, type QueryTerm } from './terms';
@@ -245,7 +245,7 @@ function scratchFor(state: IndexState): IndexState['scratch'] {
 /**
  * What a query word stands for in this catalog: itself when the catalog has it, its spelling
  * corrections when it is neither a catalog word nor a word the lexicon knows (a typo, not a
- * synonym), and the catalog terms related to it by meaning (none for a word that only names a
+ * synonym; against the catalog's words, else through the English word it misspells), and the catalog terms related to it by meaning (none for a word that only names a
  * server). Cached per word as written until the catalog changes.
  */
 function expansionsOf(state: IndexState, term: string, written: string | undefined): readonly TermWeight[] {
@@ -256,7 +256,10 @@ function expansionsOf(state: IndexState, term: string, written: string | undefin
   let expansions: TermWeight[];
   if (state.postings.has(term)) expansions = [{ term, weight: 1 }];
   else if (lexicon !== undefined && written !== undefined && isKnownWord(lexicon, written)) expansions = [];
-  else expansions = corrections(state, term, written);
+  else {
+    expansions = corrections(state, term, written);
+    if (expansions.length === 0 && lexicon !== undefined && written !== undefined) expansions = englishStandIns(state, lexicon, written);
+  }
   // A word that only names a server stands for that server, not for what it means in English.
   if (lexicon !== undefined && written !== undefined && !serverWords(state).has(term)) {
     expansions.push(
