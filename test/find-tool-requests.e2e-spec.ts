@@ -62,8 +62,47 @@ describe('find_tool answers plain requests over the demo backends', () => {
     assert.ok(hits.slice(0, 3).includes('files:read_text_file'), hits.join(', '));
   });
 
+  test('"phtoo" and "pciture", misspellings no catalog word is near, find the image tools', async () => {
+    for (const query of ['phtoo', 'pciture']) {
+      const hits = await find(query);
+      assert.equal(hits[0], 'everything:get-tiny-image', `${query}: ${hits.join(', ')}`);
+      assert.ok(hits.slice(0, 2).includes('files:read_media_file'), `${query}: ${hits.join(', ')}`);
+    }
+  });
+
   test('"ls the folder" and "cat the notes" read command names as what they do', async () => {
     assert.equal((await find('ls the folder'))[0], 'files:list_directory');
     assert.equal((await find('cat the notes'))[0], 'files:read_text_file');
+  });
+});
+
+describe('find_tool reads a word that only names a server as evidence for all of its tools', () => {
+  let router: RunningRouter;
+  let client: Client;
+
+  before(async () => {
+    // The memory server as an operator might name it: "knowledge" is in three of its tools'
+    // descriptions ("the knowledge graph") and in none of their names.
+    router = await startRouter(testConfig([memoryBackend(join(tempDir(), 'memory.jsonl'), { name: 'knowledge' })]));
+    client = await router.connect();
+  });
+  after(async () => router?.close());
+
+  test('"knowledge" lifts the server\'s tools alike, not the one whose description is shortest', async () => {
+    for (const deadline = Date.now() + 30_000; ;) {
+      const { isError, data } = await callTool(client, 'find_tool', { query: 'knowledge', top_k: 10 });
+      assert.equal(isError, false, JSON.stringify(data));
+      const hits = data.hits as Hit[];
+      if (hits.length >= 3) {
+        assert.ok(
+          hits.every((hit) => hit.server === 'knowledge'),
+          JSON.stringify(hits),
+        );
+        assert.equal(new Set(hits.map((hit) => hit.score)).size, 1, JSON.stringify(hits));
+        return;
+      }
+      assert.ok(Date.now() < deadline, `catalog not loaded: ${JSON.stringify(hits)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 });

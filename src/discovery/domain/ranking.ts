@@ -2,7 +2,8 @@ import type { LearnedSignal } from '../../learning/domain/associations';
 import type { CatalogTool } from '../../registry/registry.types';
 import { withAbbreviations } from './abbreviations';
 import { liftedByUse } from './learned-lift';
-import { corrections } from './spelling';
+import { asServerWord, serverWords } from './server-words';
+import { corrections, englishStandIns } from './spelling';
 import { isKnownWord, relatedTerms, requestWordWeight } from './related-terms';
 import { vocabularyVectors } from './semantic';
 import { queryTerms, type QueryTerm } from './terms';
@@ -162,6 +163,7 @@ function compiledPostings(state: IndexState, term: string): CompiledPostings | u
     }
     values[i] = (idf * tf) / (K1 + tf);
   });
+  asServerWord(state, term, docs, values);
   const compiled = { docs, values, inName };
   state.compiled.set(term, compiled);
   return compiled;
@@ -243,8 +245,8 @@ function scratchFor(state: IndexState): IndexState['scratch'] {
 /**
  * What a query word stands for in this catalog: itself when the catalog has it, its spelling
  * corrections when it is neither a catalog word nor a word the lexicon knows (a typo, not a
- * synonym), and the catalog terms related to it by meaning. Cached per word as written until the
- * catalog changes.
+ * synonym; against the catalog's words, else through the English word it misspells), and the catalog terms related to it by meaning (none for a word that only names a
+ * server). Cached per word as written until the catalog changes.
  */
 function expansionsOf(state: IndexState, term: string, written: string | undefined): readonly TermWeight[] {
   const key = written ?? term;
@@ -254,8 +256,12 @@ function expansionsOf(state: IndexState, term: string, written: string | undefin
   let expansions: TermWeight[];
   if (state.postings.has(term)) expansions = [{ term, weight: 1 }];
   else if (lexicon !== undefined && written !== undefined && isKnownWord(lexicon, written)) expansions = [];
-  else expansions = corrections(state, term, written);
-  if (lexicon !== undefined && written !== undefined) {
+  else {
+    expansions = corrections(state, term, written);
+    if (expansions.length === 0 && lexicon !== undefined && written !== undefined) expansions = englishStandIns(state, lexicon, written);
+  }
+  // A word that only names a server stands for that server, not for what it means in English.
+  if (lexicon !== undefined && written !== undefined && !serverWords(state).has(term)) {
     expansions.push(
       ...relatedTerms(lexicon, written, {
         hasTerm: (candidate) => state.postings.has(candidate),

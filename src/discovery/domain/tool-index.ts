@@ -96,6 +96,8 @@ export interface IndexState {
   vocabulary: Vocabulary | undefined;
   /** The catalog's plain words ({@link words}) arranged alike, for correcting a word as written. */
   wordVocabulary: Vocabulary | undefined;
+  /** The terms that only name servers (`server-words.ts`), worked out when first needed after a change. */
+  serverWords: ReadonlyMap<string, ReadonlySet<string>> | undefined;
   /** The offline lexicon for word meanings; without it the ranking is lexical only. */
   readonly lexicon: Lexicon | undefined;
   /** The vectors of {@link words}, built when first needed after a change. */
@@ -261,6 +263,7 @@ export function buildToolIndex(tools: readonly CatalogTool[], options: ToolIndex
     abbreviations: new Map(),
     vocabulary: undefined,
     wordVocabulary: undefined,
+    serverWords: undefined,
     lexicon: options.lexicon,
     wordVectors: undefined,
     freeSlots: [],
@@ -323,6 +326,7 @@ export function replaceBackendTools(index: ToolIndex, backend: string, tools: re
   state.abbreviations.clear();
   state.vocabulary = undefined;
   state.wordVocabulary = undefined;
+  state.serverWords = undefined;
   state.wordVectors = undefined;
   state.compiled.clear();
   state.version += 1;
