@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './young-generation';
 import 'reflect-metadata';
 import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';

@@ -1,3 +1,4 @@
+import './young-generation';
 import 'reflect-metadata';
 import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';

@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { Validator, type ValidationError } from './class-validator-parts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
@@ -94,6 +94,9 @@ export function loadConfig(env: Env, readFile: (path: string) => string = (p) =>
   };
 }
 
+/** class-validator's validator, as its `validateSync` uses it (it holds no state between calls). */
+const VALIDATOR = new Validator();
+
 /** class-validator rules that check a value's type: when one fails, the bounds after it say nothing more. */
 const TYPE_RULES = new Set(['isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'isIn', 'isUrl', 'nestedValidation']);
 
@@ -116,7 +119,7 @@ function buildConfig(raw: unknown, configDir: string, inheritedEnv: Record<strin
     return undefined;
   }
   const file = plainToInstance(FileConfigDto, raw);
-  problems.push(...describe(validateSync(file, { whitelist: true, forbidNonWhitelisted: true }), ''));
+  problems.push(...describe(VALIDATOR.validateSync(file, { whitelist: true, forbidNonWhitelisted: true }), ''));
   if (typeof file.backends !== 'object' || file.backends === null || Array.isArray(file.backends)) return undefined;
   const names = Object.keys(file.backends);
   if (names.length === 0) problems.push('backends: at least one backend is required');
@@ -228,7 +231,7 @@ function isBackendTransport(value: unknown): value is BackendDto['transport'] {
 
 /** Adds the problems class-validator finds in a backend's block; true when there are none. */
 function validates(dto: BackendDto, at: string, problems: string[]): boolean {
-  const found = describe(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
+  const found = describe(VALIDATOR.validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }), `${at}.`);
   problems.push(...found);
   return found.length === 0;
 }

@@ -19,7 +19,7 @@ import {
   MinLength,
   ValidateIf,
   ValidateNested,
-} from 'class-validator';
+} from './class-validator-parts';
 
 /**
  * The shapes of the config file (architecture §3), validated with class-validator at boot. Each

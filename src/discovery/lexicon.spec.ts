@@ -79,3 +79,30 @@ test('without a lexicon the router still boots: lexiconOrNone answers none and w
     Logger.prototype.warn = original;
   }
 });
+
+test('the vectors are read from their file a row at a time: the same codes as the file holds, and none held in memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lexicon-copy-'));
+  try {
+    execFileSync('cp', ['-r', `${DEFAULT_LEXICON_DIR}/.`, dir]);
+    const before = process.memoryUsage().arrayBuffers;
+    const lexicon = loadLexicon(dir);
+    // The other files and the word tables are about 12 MiB; with the vectors' 10 MB they were 22.
+    const held = process.memoryUsage().arrayBuffers - before;
+    assert.ok(held < 16 * 2 ** 20, `${(held / 2 ** 20).toFixed(1)} MiB held after loading`);
+    const file = readFileSync(join(dir, 'vectors.i8'));
+    assert.equal(lexicon.codes.length, file.length);
+    const into = new Int8Array(lexicon.dims);
+    for (const r of [0, 1, 4242, lexicon.words.length - 1]) {
+      assert.deepEqual(Buffer.from(lexicon.codes.row(r, into).buffer), file.subarray(r * lexicon.dims, (r + 1) * lexicon.dims), `row ${r}`);
+    }
+    // A file shortened after boot fails the read past its end, with the way to prepare it.
+    writeFileSync(join(dir, 'vectors.i8'), file.subarray(0, lexicon.dims * 10));
+    assert.throws(
+      () => lexicon.codes.row(10, into),
+      (err: unknown) => err instanceof LexiconUnavailableError && /no row 10/.test(err.message),
+    );
+    assert.deepEqual([...lexicon.codes.row(9, into)], [...new Int8Array(file.buffer, file.byteOffset + 9 * lexicon.dims, lexicon.dims)]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { join, resolve } from 'node:path';
 import { errnoCode, messageOf } from '../common/thrown';
 import { decodeLexicon, type Lexicon } from './domain/semantic';
+import type { VectorCodes } from './domain/vector-codes';
 
 /**
  * Where `scripts/prepare-lexicon.mjs` writes the offline lexicon: `data/lexicon/` at the project
@@ -25,7 +26,8 @@ export class LexiconUnavailableError extends Error {
 
 /**
  * Reads and decodes the prepared lexicon (README, "Offline lexicon"), synchronously: it is read
- * once at boot, about 18 MB. Throws {@link LexiconUnavailableError} when the files are missing,
+ * once at boot, about 8 MB; the vectors' codes (10 MB more) are read a row at a time when the
+ * search asks for one (`domain/vector-codes.ts`). Throws {@link LexiconUnavailableError} when the files are missing,
  * unreadable or from another format version.
  */
 export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
@@ -55,19 +57,50 @@ function readLexicon(dir: string): Lexicon {
     if (err instanceof LexiconUnavailableError) throw err;
     throw new LexiconUnavailableError(dir, 'manifest.json is not JSON');
   }
+  // In the files' order, so that the first one missing is the one named.
+  const vectorWords = read('vectors.words.txt');
+  const vectorCodes = codesOnDisk(join(dir, 'vectors.i8'), dir);
   try {
     return decodeLexicon({
       manifest,
-      vectorWords: read('vectors.words.txt'),
-      vectorCodes: read('vectors.i8'),
+      vectorWords,
+      vectorCodes,
       vectorScales: read('vectors.scale.f32'),
       lemmas: read('wordnet.lemmas.txt'),
       relations: read('wordnet.rel.u32'),
     });
   } catch (err) {
+    vectorCodes.close();
     if (err instanceof LexiconUnavailableError) throw err;
     throw new LexiconUnavailableError(dir, messageOf(err));
   }
+}
+
+/**
+ * `vectors.i8` read a row at a time through a descriptor kept open for the life of the process
+ * (the lexicon is loaded once per process). A row costs one `pread` from the page cache, about a
+ * microsecond; a file shortened after boot fails the read that reaches past its end.
+ */
+function codesOnDisk(path: string, dir: string): VectorCodes & { close(): void } {
+  let fd: number | undefined;
+  let length: number;
+  try {
+    fd = openSync(path, 'r');
+    length = fstatSync(fd).size;
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    throw new LexiconUnavailableError(dir, `cannot read vectors.i8 (${errnoCode(err) ?? String(err)})`);
+  }
+  const open = fd;
+  return {
+    length,
+    row(r, into) {
+      const read = readSync(open, into, 0, into.length, r * into.length);
+      if (read !== into.length) throw new LexiconUnavailableError(dir, `vectors.i8 has no row ${r} (read ${read} of ${into.length} bytes)`);
+      return into;
+    },
+    close: () => closeSync(open),
+  };
 }
 
 /** The offline lexicon for `find_tool`'s ranking, or none (then the ranking is by words only). */

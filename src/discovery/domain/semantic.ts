@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../common/json-object';
 import { IRREGULAR_FORMS } from './irregular-forms';
+import { codesInMemory, type VectorCodes } from './vector-codes';
 import { WordTable } from './word-table';
 
 /**
@@ -20,8 +21,8 @@ export interface LexiconFiles {
   readonly manifest: unknown;
   /** `vectors.words.txt`: one word a line (UTF-8); line i names row i. */
   readonly vectorWords: Uint8Array;
-  /** `vectors.i8`: rows × dims int8 codes. */
-  readonly vectorCodes: Uint8Array;
+  /** `vectors.i8`: rows × dims int8 codes, as bytes or read on demand. */
+  readonly vectorCodes: Uint8Array | VectorCodes;
   /** `vectors.scale.f32`: one little-endian float32 per row. */
   readonly vectorScales: Uint8Array;
   /** `wordnet.lemmas.txt`: one lemma a line (UTF-8). */
@@ -41,8 +42,8 @@ export interface Lexicon {
   readonly dims: number;
   /** Vector vocabulary, most frequent first: line r names row r. */
   readonly words: WordTable;
-  /** Row r is `codes[r*dims .. (r+1)*dims) * scales[r]`, a unit vector. */
-  readonly codes: Int8Array;
+  /** Row r is `codes.row(r) * scales[r]`, a unit vector. */
+  readonly codes: VectorCodes;
   readonly scales: Float32Array;
   /** WordNet lemmas, lowercase, sorted; multi-word lemmas joined by one space ("call back"). */
   readonly lemmas: WordTable;
@@ -105,7 +106,7 @@ export function decodeLexicon(files: LexiconFiles): Lexicon {
   const vectors = manifest.vectors;
   const dims = Number(isJsonObject(vectors) ? vectors.dims : undefined);
   const words = new WordTable(files.vectorWords);
-  const codes = view(files.vectorCodes, 1, (b, o, n) => new Int8Array(b, o, n));
+  const codes = files.vectorCodes instanceof Uint8Array ? codesInMemory(view(files.vectorCodes, 1, (b, o, n) => new Int8Array(b, o, n))) : files.vectorCodes;
   const scales = view(files.vectorScales, 4, (b, o, n) => new Float32Array(b, o, n));
   if (!(dims > 0) || codes.length !== words.length * dims || scales.length !== words.length) {
     throw new LexiconFormatError(`vector files disagree: ${words.length} words, ${codes.length} codes, ${scales.length} scales, ${dims} dimensions`);
@@ -255,7 +256,8 @@ export function vector(lexicon: Lexicon, word: string): Float32Array | undefined
   const { dims, codes, scales } = lexicon;
   const out = new Float32Array(dims);
   const scale = scales[r];
-  for (let d = 0; d < dims; d += 1) out[d] = codes[r * dims + d] * scale;
+  const codesOfRow = codes.row(r, new Int8Array(dims));
+  for (let d = 0; d < dims; d += 1) out[d] = codesOfRow[d] * scale;
   return out;
 }
 
@@ -265,8 +267,10 @@ export function similarity(lexicon: Lexicon, a: string, b: string): number | und
   const rb = row(lexicon, b);
   if (ra === undefined || rb === undefined) return undefined;
   const { dims, codes, scales } = lexicon;
+  const codesA = codes.row(ra, new Int8Array(dims));
+  const codesB = codes.row(rb, new Int8Array(dims));
   let dot = 0;
-  for (let d = 0; d < dims; d += 1) dot += codes[ra * dims + d] * codes[rb * dims + d];
+  for (let d = 0; d < dims; d += 1) dot += codesA[d] * codesB[d];
   return dot * scales[ra] * scales[rb];
 }
 
@@ -288,9 +292,11 @@ export function vocabularyVectors(lexicon: Lexicon, vocabulary: Iterable<string>
   }
   const { dims, codes, scales } = lexicon;
   const matrix = new Float32Array(words.length * dims);
+  const codesOfRow = new Int8Array(dims);
   rows.forEach((r, i) => {
     const scale = scales[r];
-    for (let d = 0; d < dims; d += 1) matrix[i * dims + d] = codes[r * dims + d] * scale;
+    codes.row(r, codesOfRow);
+    for (let d = 0; d < dims; d += 1) matrix[i * dims + d] = codesOfRow[d] * scale;
   });
   return { dims, words, rows: matrix };
 }
