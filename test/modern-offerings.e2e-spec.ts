@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ListChangeStreams } from '../src/mcp/list-change-streams';
 import { waitFor } from './support/backend-processes';
-import { httpBackend } from './support/backend-servers';
+import { httpBackend, stdioBackend } from './support/backend-servers';
 import { type ModernServer, startModernServer } from './support/modern-backend';
 import { startRouter, testConfig, type RunningRouter } from './support/router';
 
@@ -73,6 +74,28 @@ describe('resources and prompts of a backend that speaks only MCP 2026-07-28', (
     await assert.rejects(client.readResource({ uri: 'centralmcp://wx/memo://wx/missing' }), /backend_failed|JSON-RPC error/);
     const read = await client.readResource({ uri: 'centralmcp://wx/memo://wx/note' });
     assert.equal(textOf(read.contents[0]), 'a note from wx');
+  });
+});
+
+describe('resources and prompts of a 2026-07-28 backend over stdio', () => {
+  let router: RunningRouter;
+  before(async () => {
+    const server = join(__dirname, 'fixtures', 'modern-stdio-server.js');
+    router = await startRouter(testConfig([stdioBackend('memo', server, ['--name', 'memo'], { era: 'modern', timeoutMs: 10_000 })]));
+  });
+  after(async () => {
+    await router?.close();
+  });
+
+  test('listed, read and fetched through the router', async () => {
+    const client = await router.connect();
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((r) => r.uri === 'centralmcp://memo/memo://memo/note'));
+    const read = await client.readResource({ uri: 'centralmcp://memo/memo://memo/note' });
+    assert.equal(textOf(read.contents[0]), 'a stdio note from memo');
+    const got = await client.getPrompt({ name: 'memo__memo_brief', arguments: { topic: 'tides' } });
+    const content = got.messages[0].content;
+    assert.equal(content.type === 'text' ? content.text : '', 'Brief me on tides (from memo over stdio)');
   });
 });
 
