@@ -3,20 +3,16 @@
  * config file), plus IPC messages for the harness: `heap` (answered with the post-GC heap; run with
  * --expose-gc), and `profile-start` / `profile-stop:<file>` (the V8 CPU profiler through the
  * inspector, the same profile `--cpu-prof` writes, but of the load only, not of the boot).
- * SIGINT/SIGTERM close the app and exit 0. BENCH_YOUNG_GENERATION=v8-default gives the router V8's
- * own young generation (growing to two 16 MiB semi-spaces) instead of the router's fixed one
- * (src/young-generation.ts), for the side-by-side figures of bench/footprint.ts.
+ * SIGINT/SIGTERM close the app and exit 0. Its young generation: see
+ * young-generation-choice.ts (BENCH_YOUNG_GENERATION).
  */
-import '../src/young-generation';
+import './young-generation-choice';
 import 'reflect-metadata';
-import { setFlagsFromString } from 'node:v8';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { createApp } from '../src/app.factory';
 import { BackendsService } from '../src/backends/backends.service';
 import { loadConfigFromEnvironment } from '../src/config/config.module';
-
-if (process.env.BENCH_YOUNG_GENERATION === 'v8-default') setFlagsFromString('--semi-space-growth-factor=2');
 
 async function main(): Promise<void> {
   const config = loadConfigFromEnvironment();
