@@ -132,10 +132,19 @@ export class LearningService implements OnModuleInit, OnApplicationShutdown {
     const store = this.store;
     if (store === undefined || signal.size === 0) return;
     const quarantined = new Set<string>();
+    // Tools by key, one backend at a time as the signal names them: a signal holds tens of
+    // thousands of associations, and looking each up in a catalog of 10,000 tools one by one took
+    // seconds of the first find_tool after a rebuild.
+    const byKey = new Map<string, CatalogTool>();
+    const listed = new Set<string>();
     for (const tools of signal.byWord.values()) {
       for (const { tool: key } of tools) {
-        const [backend, name] = key.split('\u0000');
-        const tool = this.registry.toolsOf(backend).find((t) => t.name === name);
+        const backend = key.slice(0, key.indexOf('\u0000'));
+        if (!listed.has(backend)) {
+          listed.add(backend);
+          for (const tool of this.registry.toolsOf(backend)) byKey.set(toolKey(tool.backend, tool.name), tool);
+        }
+        const tool = byKey.get(key);
         if (tool !== undefined && this.trust.quarantineReason(tool) !== undefined) quarantined.add(key);
       }
     }

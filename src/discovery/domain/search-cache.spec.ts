@@ -75,3 +75,18 @@ test('holds at most `entries` rankings, dropping the least recently used', () =>
   cache.search(index, 'Buckets gamma', { topK: 5 });
   assert.equal(cache.size, 2);
 });
+
+test('rankings with and without what was learned are kept side by side, and a new version of it clears the first', () => {
+  const index = buildToolIndex(lookAlikes());
+  const cache = new SearchCache();
+  const learned = (version: number): SearchToolsOptions['learned'] => ({ version, byWord: new Map(), inUse: new Map(), size: 0 });
+  cache.search(index, 'describe bucket', { topK: 5, learned: learned(1) });
+  cache.search(index, 'describe bucket', { topK: 5 });
+  cache.search(index, 'describe bucket', { topK: 5, learned: learned(1) });
+  // find_tool asks for both on every request: neither empties the cache of the other.
+  assert.equal(cache.size, 2);
+  cache.search(index, 'describe bucket', { topK: 5, learned: learned(2) });
+  assert.equal(cache.size, 2, 'the ranking made with version 1 is gone, the one without learning kept');
+  cache.search(index, 'storage bucket', { topK: 5, learned: learned(2) });
+  assert.equal(cache.size, 3);
+});

@@ -15,6 +15,9 @@ export interface SearchCacheLimits {
 
 const DEFAULT_LIMITS: SearchCacheLimits = { entries: 256, depth: 32 };
 
+/** Starts the key of a ranking made with what was learned (no backend name starts so). */
+const WITH_LEARNED = '+';
+
 /**
  * A least-recently-used cache of rankings in front of `searchTools`, with the same answers.
  * Agents repeat queries, and one query over a catalog of look-alike tools scores thousands of
@@ -26,12 +29,15 @@ const DEFAULT_LIMITS: SearchCacheLimits = { entries: 256, depth: 32 };
  * §10), and a filter function needs no identity. Ranking is a total order (score, then backend,
  * then name), so the first `topK` visible hits of the cached ones are exactly the caller's top k;
  * when fewer are visible and the cached hits are not every match, the query is ranked afresh with
- * the caller's filter. Every change to the index or to what was learned from use clears the cache
- * (their versions are checked on each search). Browses (empty queries) are cheap and never cached.
+ * the caller's filter. Every change to the index clears the cache, and every change to what was
+ * learned from use the rankings made with it (their versions are checked on each search). Browses
+ * (empty queries) are cheap and never cached.
  */
 export class SearchCache {
   private readonly rankings = new Map<string, RankedMatches>();
-  private version = '';
+  private catalogVersion = -1;
+  /** The version of what was learned that the cached rankings with learning were made with. */
+  private learnedVersion = 0;
   private readonly limits: SearchCacheLimits;
 
   constructor(limits: Partial<SearchCacheLimits> = {}) {
@@ -60,16 +66,24 @@ export class SearchCache {
   }
 
   private ranking(index: ToolIndex, terms: readonly QueryTerm[], { backend, learned }: SearchToolsOptions): RankedMatches {
-    // What was learned from use is part of every ranking: a change to it is a change to the index.
-    const version = `${indexVersion(index)}:${learned?.version ?? 0}`;
-    if (version !== this.version) {
+    // What was learned from use is part of a ranking made with it: a new version of it is a change
+    // to the index for those rankings. Rankings made without it (what find_tool says beside its
+    // hits) are kept apart by their key, so that asking for both does not empty the cache each time.
+    const version = indexVersion(index);
+    const learnedVersion = learned?.version ?? 0;
+    if (version !== this.catalogVersion) {
       this.rankings.clear();
-      this.version = version;
+      this.catalogVersion = version;
     }
-    // Backend names hold no NUL (config validates them): the key's part before its first NUL is the
-    // backend filter, and the rest the query's terms (as written, since word meanings are looked
-    // up by the written word) with their weights, space-joined (no term holds a space).
-    const key = `${backend ?? ''}\u0000${terms.map(({ term, word, weight }) => `${word ?? term}^${weight}`).join(' ')}`;
+    if (learnedVersion !== 0 && learnedVersion !== this.learnedVersion) {
+      for (const key of this.rankings.keys()) if (key.startsWith(WITH_LEARNED)) this.rankings.delete(key);
+      this.learnedVersion = learnedVersion;
+    }
+    // Backend names hold no NUL (config validates them): the key's part before its first NUL is
+    // whether what was learned took part and the backend filter, and the rest the query's terms
+    // (as written, since word meanings are looked up by the written word) with their weights,
+    // space-joined (no term holds a space).
+    const key = `${learnedVersion === 0 ? '' : WITH_LEARNED}${backend ?? ''}\u0000${terms.map(({ term, word, weight }) => `${word ?? term}^${weight}`).join(' ')}`;
     const cached = this.rankings.get(key);
     if (cached !== undefined) {
       // Re-inserting moves the key to the end of the Map's order: the most recently used.
