@@ -18,14 +18,14 @@ import { GateService } from '../gate/gate.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { BackendCallService } from './backend-call.service';
 import { CallRecordService } from './call-record.service';
-import { checkBatch, type BatchRejectionCode } from './domain/batch-input';
+import { checkBatch, type BatchEntry, type BatchRejectionCode } from './domain/batch-input';
 import { failedCall, invalidCall, type CallPage, type Dispatched } from './domain/call-outcome';
 import { checkReadCall, MAX_SERVER_CHARS } from './domain/read-call';
 import { cursorRefusal, notDispatched } from './domain/seam-refusals';
 import { ToolResolutionService } from './tool-resolution.service';
 import { traceCallOutcome } from './call-span';
 import { ATTR, batchSpan, toolCallSpan } from '../tracing/domain/spans';
-import { TRACING, type Tracing } from '../tracing/tracing';
+import { NO_SPAN, TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
 
 /** The span of one `invoke_read_tool`, built only when tracing is on. */
 const SINGLE_CALL_SPAN = () => toolCallSpan('invoke_read_tool');
@@ -112,32 +112,44 @@ export class BatchService {
     const drafts: ItemDraft[] = [];
     const audits: { started: number; argsDigest: string | null }[] = [];
     for (const entry of entries) {
-      await this.tracing.inSpan(
-        () => toolCallSpan('batch', entry.index),
-        async (span) => {
-          const started = performance.now();
-          const itemBudget: Budget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
-          const dispatched: Dispatched<CallPage> =
-            entry.idError !== undefined
-              ? failedCall(entry.name, null, new RouterError('invalid_call', entry.idError), null)
-              : this.backendCalls.stopped
-                ? failedCall(entry.name, null, notDispatched(), null)
-                : await this.dispatch(entry.call, principal);
-          const draft: ItemDraft =
-            dispatched.kind === 'page'
-              ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeInBatch)
-              : { item: { index: entry.index, id: entry.id, ...dispatched.answer }, code: dispatched.code };
-          traceCallOutcome(this.tracing, span, draft.item, dispatched.kind === 'failed' ? dispatched.code : undefined);
-          drafts.push(draft);
-          audits.push({ started, argsDigest: dispatched.argsDigest });
-        },
-      );
+      const itemBudget: Budget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
+      // Without tracing, an entry runs with no span and none of a span's closures.
+      const [draft, audit] = this.tracing.enabled
+        ? await this.tracing.inSpan(
+            () => toolCallSpan('batch', entry.index),
+            (span) => this.runEntry(entry, itemBudget, principal, span),
+          )
+        : await this.runEntry(entry, itemBudget, principal, NO_SPAN);
+      drafts.push(draft);
+      audits.push(audit);
     }
     const batch = finishBatch(drafts, budget);
     // Counted once the whole answer is final, so later cuts are seen in metrics and audit.
     batch.response.results.forEach((item, i) => this.records.record('batch', item, { principal, ...audits[i], bytes: batch.itemBytes[i] }));
     this.metrics.recordBatch(entries.length, batch.response.ok ? 'ok' : 'partial');
     return { kind: 'finished', batch };
+  }
+
+  /** One batch entry, dispatched and cut to its share of the batch budget, with what its audit line needs. */
+  private async runEntry(
+    entry: BatchEntry,
+    itemBudget: Budget,
+    principal: Principal,
+    span: TraceSpan,
+  ): Promise<[ItemDraft, { started: number; argsDigest: string | null }]> {
+    const started = performance.now();
+    const dispatched: Dispatched<CallPage> =
+      entry.idError !== undefined
+        ? failedCall(entry.name, null, new RouterError('invalid_call', entry.idError), null)
+        : this.backendCalls.stopped
+          ? failedCall(entry.name, null, notDispatched(), null)
+          : await this.dispatch(entry.call, principal);
+    const draft: ItemDraft =
+      dispatched.kind === 'page'
+        ? draftItem(entry, dispatched.page, itemBudget, this.issuerFor(dispatched.page.binding), tooLargeInBatch)
+        : { item: { index: entry.index, id: entry.id, ...dispatched.answer }, code: dispatched.code };
+    traceCallOutcome(this.tracing, span, draft.item, dispatched.kind === 'failed' ? dispatched.code : undefined);
+    return [draft, { started, argsDigest: dispatched.argsDigest }];
   }
 
   /** The read seam up to the backend's answer: every local refusal happens before any backend call. */
@@ -173,13 +185,25 @@ export class BatchService {
 
   /** Issues cursors bound to one read call, counting each one. */
   private issuerFor(binding: CursorBinding, resumeHint?: string): CursorIssuer {
-    return {
-      issue: (position: Position) => {
-        this.metrics.recordCursorIssued();
-        return this.cursors.issue(binding, position);
-      },
-      ttlSeconds: this.cursors.ttlSeconds,
-      ...(resumeHint === undefined ? {} : { resumeHint }),
-    };
+    return new BoundIssuer(this.cursors, this.metrics, binding, resumeHint);
+  }
+}
+
+/** A call's cursor issuer: one object with no closure, since every answered call gets one. */
+class BoundIssuer implements CursorIssuer {
+  readonly ttlSeconds: number;
+
+  constructor(
+    private readonly cursors: CursorService,
+    private readonly metrics: MetricsService,
+    private readonly binding: CursorBinding,
+    readonly resumeHint: string | undefined,
+  ) {
+    this.ttlSeconds = cursors.ttlSeconds;
+  }
+
+  issue(position: Position): string {
+    this.metrics.recordCursorIssued();
+    return this.cursors.issue(this.binding, position);
   }
 }
