@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import './young-generation';
 import 'reflect-metadata';
 import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';

@@ -1,4 +1,3 @@
-import './young-generation';
 import 'reflect-metadata';
 import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';
