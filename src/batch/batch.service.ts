@@ -25,7 +25,7 @@ import { cursorRefusal, notDispatched } from './domain/seam-refusals';
 import { ToolResolutionService } from './tool-resolution.service';
 import { traceCallOutcome } from './call-span';
 import { ATTR, batchSpan, toolCallSpan } from '../tracing/domain/spans';
-import { NO_SPAN, TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
+import { TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
 
 /** The span of one `invoke_read_tool`, built only when tracing is on. */
 const SINGLE_CALL_SPAN = () => toolCallSpan('invoke_read_tool');
@@ -113,13 +113,10 @@ export class BatchService {
     const audits: { started: number; argsDigest: string | null }[] = [];
     for (const entry of entries) {
       const itemBudget: Budget = { maxBytes: skeleton.items[entry.index] + share, maxItems: this.budgets.responseMaxItems };
-      // Without tracing, an entry runs with no span and none of a span's closures.
-      const [draft, audit] = this.tracing.enabled
-        ? await this.tracing.inSpan(
-            () => toolCallSpan('batch', entry.index),
-            (span) => this.runEntry(entry, itemBudget, principal, span),
-          )
-        : await this.runEntry(entry, itemBudget, principal, NO_SPAN);
+      const [draft, audit] = await this.tracing.inSpan(
+        () => toolCallSpan('batch', entry.index),
+        (span) => this.runEntry(entry, itemBudget, principal, span),
+      );
       drafts.push(draft);
       audits.push(audit);
     }
