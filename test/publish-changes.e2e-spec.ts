@@ -8,6 +8,7 @@ import { LifecycleService } from '../src/lifecycle/lifecycle.service';
 import { ListChangeStreams } from '../src/mcp/list-change-streams';
 import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
 import { readAsModel, startRouter, testConfig, type RunningRouter, type SingleAnswer, type ToolResult } from './support/router';
+import { sseMessages } from './support/sse';
 
 type Head = SingleAnswer & { resume?: string };
 
@@ -155,32 +156,5 @@ async function waitForStreams(router: RunningRouter, expected: (open: number) =>
   for (let polls = 0; !expected(streams.size); polls++) {
     assert.ok(polls < 6_000, `the open streams stayed at ${streams.size}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** The JSON-RPC messages of a server-sent event stream, one by one. */
-async function* sseMessages(response: Response): AsyncGenerator<unknown, void, undefined> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = '';
-  try {
-    for (;;) {
-      let end = buffered.indexOf('\n\n');
-      while (end < 0) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffered += value;
-        end = buffered.indexOf('\n\n');
-      }
-      const event = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      const data = event
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice(6))
-        .join('\n');
-      if (data) yield JSON.parse(data);
-    }
-  } finally {
-    await reader.cancel();
   }
 }
