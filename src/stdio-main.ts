@@ -6,7 +6,7 @@ import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { LifecycleService } from './lifecycle/lifecycle.service';
 import { McpService } from './mcp/mcp.service';
-import { OfferingMethods } from './mcp/offering-methods';
+import { PublishedSurface } from './mcp/published-surface';
 import { ListChangeStreams } from './mcp/list-change-streams';
 import { moveOpsPathsOffMainPort } from './ops-port';
 import { handleSignals, shutDown } from './process-signals';
@@ -73,19 +73,16 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
   // Backends connect from now on; a message that needs them waits for their first attempts.
   const backendsStarted = app.get(BackendsService).start();
   const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine, backendsStarted);
-  // stdout is a stream for as long as the process lives: with tools published per caller, a change
-  // of this caller's list is announced on it (initialize says `listChanged: true` then).
-  const lists = app.get(ListChangeStreams);
-  if (lists.kindsFor(principal).includes('tools'))
-    lists.open(
-      principal,
-      ['tools'],
-      (message) => void writeLine(JSON.stringify(message)),
-      () => undefined,
-    );
-  // And a backend's resources or prompts listed again after its list_changed (initialize declares
-  // `listChanged: true` for them over stdio).
-  app.get(OfferingMethods).onListChanged((method) => void writeLine(JSON.stringify({ jsonrpc: '2.0', method })));
+  // stdout is a stream for as long as the process lives: a change of this caller's lists is
+  // announced on it, as initialize's `listChanged: true` promises. Its tools while they are
+  // published per caller; its resources and prompts always (backends that declare them may connect
+  // later), each told only when what this principal may see changed.
+  app.get(ListChangeStreams).open(
+    principal,
+    [...(app.get(PublishedSurface).perCaller ? (['tools'] as const) : []), 'resources', 'prompts'],
+    (message) => void writeLine(JSON.stringify(message)),
+    () => undefined,
+  );
   // As the HTTP router's signals: a stop signal ends the reading of stdin, then the drain below.
   const stop = handleSignals(app, logger, () => frontEnd.stop());
   logger.log({ msg: 'serving MCP on stdio', principal: principal.id, startupMs: Math.round(process.uptime() * 1000) });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { OfferingMethods } from '../src/mcp/offering-methods';
+import { OfferingsService } from '../src/batch/offerings.service';
 import { until, waitFor } from './support/backend-processes';
 import { SERVER_ENTRIES, stdioBackend } from './support/backend-servers';
 import { deltas, scrapeMetrics } from './support/metrics';
@@ -259,9 +259,9 @@ describe('backend resources and prompts through /mcp, by two principals with dif
 
   test("a backend's resources/list_changed makes the router list again and tell front ends that keep a stream", async () => {
     const alice = await connect(ALICE_KEY);
-    // What a front end with a stream (stdio) forwards; the stateless HTTP endpoint keeps none.
+    // What the streams of front ends that keep one (stdio, a GET stream) are told about.
     const told: string[] = [];
-    router.app.get(OfferingMethods).onListChanged((method) => told.push(method));
+    router.app.get(OfferingsService).onChanged((kind) => told.push(kind));
     const count = async (): Promise<number> => {
       const first = await alice.listResources();
       if (!first.nextCursor) return first.resources.length;
@@ -277,8 +277,8 @@ describe('backend resources and prompts through /mcp, by two principals with dif
     const added = await alice.callTool({ name: 'invoke_read_tool', arguments: { name: 'add_resource', server: 'fixture' } });
     assert.equal((added.structuredContent as { status: string }).status, 'ok');
     await until(async () => (await count()) === initial + 1, 30_000, 'the added resource in the listing');
-    assert.ok(told.includes('notifications/resources/list_changed'));
-    assert.ok(!told.includes('notifications/prompts/list_changed'), 'only the kind that changed');
+    assert.ok(told.includes('resources'));
+    assert.ok(!told.includes('prompts'), 'only the kind that changed');
     const read = await alice.readResource({ uri: `centralmcp://fixture/fixture://item/150` });
     assert.equal(textOf(read.contents[0]), 'contents of fixture://item/150');
   });

@@ -1,7 +1,8 @@
 /**
- * `centralmcp-router stdio` with tools published per caller (`publish.mode: both`): stdout stays
- * open for the life of the process, so a change of the caller's list is announced on it with
- * `notifications/tools/list_changed`, as the initialize answer's `listChanged: true` promises.
+ * `centralmcp-router stdio`: stdout stays open for the life of the process, so a change of the
+ * caller's lists is announced on it, as the initialize answer's `listChanged: true` promises: its
+ * tools with tools published per caller (`publish.mode: both`), its resources and prompts always,
+ * and only when what the local principal may see changed.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,9 +10,10 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { waitFor } from './support/backend-processes';
+import { until, waitFor } from './support/backend-processes';
 import { SERVER_ENTRIES } from './support/backend-servers';
 import { FAULT_SERVER } from './support/fault-backends';
+import { type ModernServer, startModernServer } from './support/modern-backend';
 import { killTree } from './support/reaper';
 import { BUILD, tempDir } from './support/router';
 
@@ -30,8 +32,10 @@ interface Line {
 }
 
 let pid: number | undefined;
-after(() => {
+const modern: ModernServer[] = [];
+after(async () => {
   if (pid !== undefined) killTree(pid);
+  for (const server of modern) await server.stop();
 });
 
 /** Starts `centralmcp-router stdio` with `yaml` as its config; lines of stdout parsed as they come. */
@@ -118,6 +122,49 @@ test("a backend's resources/list_changed reaches the stdio client, which initial
   send({ id: 3, method: 'tools/call', params: { name: 'invoke_read_tool', arguments: { name: 'add_resource', server: 'fixture' } } });
   assert.equal((await answerTo(3)).result?.structuredContent?.status, 'ok');
   await waitFor(() => told(lines, 'notifications/resources/list_changed') > first, 60_000, 'resources/list_changed on stdout');
+  child.stdin.end();
+  assert.deepEqual(await exited, [0, null]);
+  pid = undefined;
+});
+
+test('a change of resources the local principal may not see is not announced on stdout; one it may see is', async () => {
+  const [seen, hidden] = await Promise.all([startModernServer('seen'), startModernServer('hidden')]);
+  modern.push(seen, hidden);
+  const { exited, lines, send, answerTo, child } = startStdio([
+    'backends:',
+    `  seen: { transport: http, url: ${JSON.stringify(seen.url)} }`,
+    `  hidden: { transport: http, url: ${JSON.stringify(hidden.url)} }`,
+    'access:',
+    '  - { groups: [team], allow: ["seen:*"] }',
+    'stdio: { principal: local, groups: [team] }',
+  ]);
+  const resourcesListed = async (server: ModernServer) => (await server.stats()).methods['resources/list'] ?? 0;
+  const changes = () => told(lines, 'notifications/resources/list_changed');
+  let id = 0;
+  const ping = async () => answerTo((send({ id: ++id, method: 'ping' }), id));
+
+  send({ id: ++id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  assert.equal((await answerTo(id)).result?.capabilities?.resources?.listChanged, true);
+  send({ method: 'notifications/initialized' });
+  // Both backends listed their resources once the router met them.
+  await until(async () => (await resourcesListed(hidden)) >= 1 && (await resourcesListed(seen)) >= 1, 60_000, 'both backends listed');
+  await ping();
+  const before = changes();
+
+  // The hidden backend's list changes: the router lists it again, and tells this caller nothing.
+  await hidden.addResource('secret');
+  await until(async () => (await resourcesListed(hidden)) >= 2, 60_000, 'the hidden backend listed again');
+  await ping();
+  // The visible one's change is told, once.
+  await seen.addResource('memo');
+  await waitFor(() => changes() > before, 60_000, 'resources/list_changed for the visible backend');
+  await ping();
+  assert.equal(changes(), before + 1);
+  send({ id: ++id, method: 'resources/list', params: {} });
+  const uris = ((await answerTo(id)).result?.resources ?? []).map((r) => (r as { uri: string }).uri);
+  assert.ok(uris.includes('centralmcp://seen/memo://seen/added/memo'), uris.join(', '));
+  assert.ok(!uris.some((uri) => uri.includes('hidden')), uris.join(', '));
+
   child.stdin.end();
   assert.deepEqual(await exited, [0, null]);
   pid = undefined;

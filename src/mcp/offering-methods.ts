@@ -18,9 +18,6 @@ const OFFERING_METHODS = new Set([...Object.keys(LISTINGS), 'resources/read', 'p
 /** An answer of one of these methods: a result's JSON text, or a JSON-RPC error. */
 export type OfferingAnswer = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
 
-/** What a client that keeps a stream is told when a listing changed (spec "List Changed Notification"). */
-export type ListChangedMethod = 'notifications/resources/list_changed' | 'notifications/prompts/list_changed';
-
 /** What `initialize` and `server/discover` declare beside tools. */
 export interface OfferingCapabilityDeclaration {
   resources?: { listChanged: boolean };
@@ -52,15 +49,6 @@ export class OfferingMethods {
       ...(this.offerings.declares('resources', principal) ? { resources: { listChanged: true } } : {}),
       ...(this.offerings.declares('prompts', principal) ? { prompts: { listChanged: true } } : {}),
     };
-  }
-
-  /**
-   * Calls `listener` with the notification to send to clients that keep a stream, each time a
-   * backend's listing of resources (or templates) or prompts has been listed again after its
-   * `list_changed`, or a backend's declaration changed. The stdio front end forwards these.
-   */
-  onListChanged(listener: (method: ListChangedMethod) => void): void {
-    this.offerings.onChanged((kind) => listener(kind === 'prompts' ? 'notifications/prompts/list_changed' : 'notifications/resources/list_changed'));
   }
 
   async answer(method: string, params: RequestParams, principal: Principal): Promise<OfferingAnswer> {
