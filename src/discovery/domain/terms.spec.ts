@@ -11,6 +11,12 @@ test('possessives and contractions fold before splitting', () => {
   assert.deepEqual(tokenize("the file's owner, don't"), ['the', 'file', 'owner', 'dont']);
 });
 
+test('a word glued to an escape of pasted text is also read without it, beside the glued word', () => {
+  assert.deepEqual(tokenize(String.raw`colors: red\nblack\tGreen`), ['colors', 'red', 'nblack', 't', 'green', 'tgreen', 'black']);
+  // A Windows path keeps its own words, with one more that matches nothing.
+  assert.deepEqual(nameWords(String.raw`C:\notes`), ['c', 'notes', 'otes']);
+});
+
 test('normalization drops stop words and bare numbers, stems plain words, keeps compounds exact', () => {
   assert.equal(normalizeTerm('the'), null);
   assert.equal(normalizeTerm('please'), null);

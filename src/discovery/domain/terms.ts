@@ -188,6 +188,9 @@ function split(text: string, keepWhole: boolean): string[] {
     terms.push(...parts);
     if (keepWhole && parts.length > 1) terms.push(word.toLowerCase());
   }
+  // Text pasted with its escapes ("…\nblack…" from a JSON string): the word after `\n`, `\r`
+  // or `\t` is a word too. Added beside the glued one, since `\notes` may be a Windows path.
+  for (const escaped of cleaned.matchAll(/\\[nrt](\p{Ll}{2,})/gu)) terms.push(escaped[1]);
   return terms;
 }
 
