@@ -11,8 +11,8 @@
  * The earlier commit is exported and compiled by `buildAt` (bench/builds.ts).
  *
  * Environment (optional): BENCH_SECONDS (seconds per row and run, default 3); BENCH_ROWS (a
- * comma-separated list of words: only the rows whose name holds one of them, e.g. `stdio` or
- * `16 conns`). Writes dist/bench/compare.{json,md}.
+ * `;`-separated list of phrases: only the rows whose name holds one of them, e.g. `stdio` or
+ * `stdio, single call, 16 conns;HTTP, single call`). Writes dist/bench/compare.{json,md}.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,10 +24,10 @@ import { freePort, load, machine, median, nullConfig, startNullHttp, startRouter
 const OUT = resolve(__dirname);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const PICKED = (process.env.BENCH_ROWS ?? '')
-  .split(',')
-  .map((word) => word.trim())
-  .filter((word) => word !== '');
-const CHOSEN = PICKED.length === 0 ? ROWS : ROWS.filter((row) => PICKED.some((word) => row.name.includes(word)));
+  .split(';')
+  .map((phrase) => phrase.trim())
+  .filter((phrase) => phrase !== '');
+const CHOSEN = PICKED.length === 0 ? ROWS : ROWS.filter((row) => PICKED.some((phrase) => row.name.includes(phrase)));
 
 /** Router CPU µs per tool call and median latency (ms) per request of one build, by row. */
 interface BuildRun {
