@@ -10,8 +10,9 @@
  *
  * The earlier commit is exported and compiled by `buildAt` (bench/builds.ts).
  *
- * Environment (optional): BENCH_SECONDS (seconds per row and run, default 3).
- * Writes dist/bench/compare.{json,md}.
+ * Environment (optional): BENCH_SECONDS (seconds per row and run, default 3); BENCH_ROWS (a
+ * `;`-separated list of phrases: only the rows whose name holds one of them, e.g. `stdio` or
+ * `stdio, single call, 16 conns;HTTP, single call`). Writes dist/bench/compare.{json,md}.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,16 +23,27 @@ import { freePort, load, machine, median, nullConfig, startNullHttp, startRouter
 
 const OUT = resolve(__dirname);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const PICKED = (process.env.BENCH_ROWS ?? '')
+  .split(';')
+  .map((phrase) => phrase.trim())
+  .filter((phrase) => phrase !== '');
+const CHOSEN = PICKED.length === 0 ? ROWS : ROWS.filter((row) => PICKED.some((phrase) => row.name.includes(phrase)));
 
-/** One fresh router of one build: a warm-up, then every row; router CPU µs per tool call by row. */
-async function runBuild(dir: string, routerChild: string | undefined): Promise<number[]> {
+/** Router CPU µs per tool call and median latency (ms) per request of one build, by row. */
+interface BuildRun {
+  cpu: number[];
+  p50: number[];
+}
+
+/** One fresh router of one build: a warm-up, then every chosen row. */
+async function runBuild(dir: string, routerChild: string | undefined): Promise<BuildRun> {
   const nullPort = await freePort();
   const nul = await startNullHttp(nullPort);
   const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), routerChild ? { routerChild } : {});
   try {
-    for (const row of [ROWS[0], ROWS[ROWS.length - 1]]) await load({ url: router.url, body: bodyOf(row), connections: 16, durationSeconds: 2 });
-    const perCall: number[] = [];
-    for (const row of ROWS) {
+    for (const row of [CHOSEN[0], CHOSEN[CHOSEN.length - 1]]) await load({ url: router.url, body: bodyOf(row), connections: 16, durationSeconds: 2 });
+    const run: BuildRun = { cpu: [], p50: [] };
+    for (const row of CHOSEN) {
       const r = await load({
         url: router.url,
         body: bodyOf(row),
@@ -41,9 +53,10 @@ async function runBuild(dir: string, routerChild: string | undefined): Promise<n
         watch: { router: router.pid },
       });
       if (r.failures > 0) throw new Error(`${row.name}: ${r.failures} failed requests`);
-      perCall.push(r.cpuPerRequest.router / (row.shape === 'batch' ? BATCH_SIZE : 1));
+      run.cpu.push(r.cpuPerRequest.router / (row.shape === 'batch' ? BATCH_SIZE : 1));
+      run.p50.push(r.p50);
     }
-    return perCall;
+    return run;
   } finally {
     await router.stop();
     await nul.stop();
@@ -53,14 +66,15 @@ async function runBuild(dir: string, routerChild: string | undefined): Promise<n
 async function main(): Promise<void> {
   const ref = process.argv[2];
   const pairs = Number(process.argv[3] ?? 6);
-  if (!ref || !Number.isInteger(pairs) || pairs < 1) {
+  if (!ref || !Number.isInteger(pairs) || pairs < 1 || CHOSEN.length === 0) {
     process.stderr.write('usage: npm run bench:compare -- <git ref> [pairs, default 6]\n');
     process.exit(2);
   }
+  const loadBefore = machine().loadAtStart;
   const { head, dirty } = headOfTree();
   const baseline = buildAt(ref);
   const dir = mkdtempSync(join(tmpdir(), 'centralmcp-compare-'));
-  const runs: { tree: number[][]; base: number[][] } = { tree: [], base: [] };
+  const runs: { tree: BuildRun[]; base: BuildRun[] } = { tree: [], base: [] };
   for (let i = 0; i < pairs; i++) {
     // ABBA: the build that goes second in a pair alternates, so warm caches favour neither.
     if (i % 2 === 0) {
@@ -74,30 +88,31 @@ async function main(): Promise<void> {
   }
   rmSync(dir, { recursive: true, force: true });
 
-  const rows = ROWS.map((row, r) => {
-    const ratios = runs.tree.map((t, i) => t[r] / runs.base[i][r]).sort((a, b) => a - b);
+  const rows = CHOSEN.map((row, r) => {
+    const ratios = runs.tree.map((t, i) => t.cpu[r] / runs.base[i].cpu[r]).sort((a, b) => a - b);
     return {
       row: row.name,
-      baseMedianUs: median(runs.base.map((b) => b[r])),
-      treeMedianUs: median(runs.tree.map((t) => t[r])),
+      baseMedianUs: median(runs.base.map((b) => b.cpu[r])),
+      treeMedianUs: median(runs.tree.map((t) => t.cpu[r])),
       ratioMedian: median(ratios),
       ratioMin: ratios[0],
       ratioMax: ratios[ratios.length - 1],
       pairsSlower: ratios.filter((x) => x > 1).length,
+      p50RatioMedian: median(runs.tree.map((t, i) => t.p50[r] / runs.base[i].p50[r])),
     };
   });
   const lines = [
     `# Router CPU: this tree (${head}${dirty ? ', with uncommitted changes' : ''}) against ${ref} (${baseline.sha.slice(0, 12)})`,
     '',
-    `${pairs} pairs, ${SECONDS} s per row and run, each router fresh; load average at the end ${machine()
+    `${pairs} pairs, ${SECONDS} s per row and run, each router fresh; load average at the start ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, at the end ${machine()
       .loadAtStart.map((l) => l.toFixed(2))
       .join(' ')}.`,
     '',
-    '| row | before µs | after µs | after/before, median of pairs | range of pairs | pairs slower |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| row | before µs | after µs | after/before, median of pairs | range of pairs | pairs slower | median latency after/before |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (x) =>
-        `| ${x.row} | ${Math.round(x.baseMedianUs)} | ${Math.round(x.treeMedianUs)} | ${x.ratioMedian.toFixed(3)} | ${x.ratioMin.toFixed(2)}–${x.ratioMax.toFixed(2)} | ${x.pairsSlower} of ${pairs} |`,
+        `| ${x.row} | ${Math.round(x.baseMedianUs)} | ${Math.round(x.treeMedianUs)} | ${x.ratioMedian.toFixed(3)} | ${x.ratioMin.toFixed(2)}–${x.ratioMax.toFixed(2)} | ${x.pairsSlower} of ${pairs} | ${x.p50RatioMedian.toFixed(3)} |`,
     ),
     '',
   ];

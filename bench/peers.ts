@@ -22,13 +22,17 @@
  * network.
  *
  * Environment (optional): BENCH_PEERS_ROUNDS (default 3), BENCH_PEERS_CALLS (calls per load,
- * default 2000). Writes dist/bench/peers.{md,json}.
+ * default 2000), BENCH_PEERS_ONLY (a comma-separated list of the peers to run, default all),
+ * BENCH_PEERS_BASELINE (a git ref: that commit's router runs as one more target, built as
+ * bench:compare builds it, so this tree's router is compared with it in the same rounds). Writes
+ * dist/bench/peers.{md,json}.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { buildAt } from './builds';
 import { cpuMicros, freePort, machine, median, rssBytes, startRouter } from './harness';
 import { sseSession, stdioSession, streamableSession, type PeerSession } from './peer-session';
 
@@ -36,6 +40,11 @@ const ROOT = resolve(__dirname, '..', '..');
 const PEERS_DIR = join(ROOT, '.tmp', 'bench-peers');
 const ROUNDS = Number(process.env.BENCH_PEERS_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_PEERS_CALLS ?? 2000);
+const ONLY = (process.env.BENCH_PEERS_ONLY ?? '')
+  .split(',')
+  .map((name) => name.trim())
+  .filter((name) => name !== '');
+const BASELINE = process.env.BENCH_PEERS_BASELINE;
 const FS_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 
 /** The peers, pinned: package, version, and its bin inside the package. */
@@ -185,10 +194,12 @@ function peerTarget(name: (typeof PEERS)[number]['name'], version: string, bin: 
 
 const ROUTER_READ = (path: string) => ({ name: 'invoke_read_tool', arguments: { name: 'read_text_file', server: 'files', arguments: { path } } });
 
-const ROUTER: Target = {
-  name: 'router',
+/** The router of this tree, or of another build (`routerChild`, bench/builds.ts). */
+const routerTarget = (name: string, routerChild?: string): Target => ({
+  name,
   async start(dir, file) {
-    const router = await startRouter(dir, { backends: { files: { transport: 'stdio', command: process.execPath, args: [FS_SERVER, dir] } } });
+    const config = { backends: { files: { transport: 'stdio', command: process.execPath, args: [FS_SERVER, dir] } } };
+    const router = await startRouter(dir, config, routerChild ? { routerChild } : {});
     const open = () => streamableSession(router.url);
     const params = ROUTER_READ(file);
     // Ready once a read through it succeeds: its backend has connected and its tools are listed.
@@ -207,7 +218,9 @@ const ROUTER: Target = {
       stop: () => router.stop(),
     };
   },
-};
+});
+
+const ROUTER = routerTarget('router');
 
 /** `total` calls with `inFlight` at a time, spread over `sessions`; resolves with the seconds taken. */
 async function drive(sessions: PeerSession[], inFlight: number, total: number, params: Record<string, unknown>): Promise<number> {
@@ -280,7 +293,11 @@ async function main(): Promise<void> {
   writeFileSync(file, 'x'.repeat(1023) + '\n');
   const unavailable: string[] = [];
   const targets: Target[] = [ROUTER];
-  for (const peer of PEERS) {
+  if (BASELINE) {
+    const build = buildAt(BASELINE);
+    targets.push(routerTarget(`router at ${build.sha.slice(0, 7)}`, build.routerChild));
+  }
+  for (const peer of PEERS.filter((p) => ONLY.length === 0 || ONLY.includes(p.name))) {
     const bin = install(peer);
     if (bin instanceof Error) unavailable.push(`${peer.name} ${peer.version}: ${bin.message}`);
     else targets.push(peerTarget(peer.name, peer.version, bin));

@@ -38,6 +38,13 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Batch sizes are 1..25 (architecture §5): one bucket per size, so quantiles are exact. */
 const BATCH_SIZE_BUCKETS = Array.from({ length: 25 }, (_, i) => i + 1);
+/**
+ * How often the event-loop delay histogram (`nodejs_eventloop_lag_*`) samples the loop, in ms.
+ * prom-client's 10 wakes an idle router 100 times a second, about 0.7% of a core on a VM where
+ * each wake-up costs system calls (BENCHMARKS.md, "Fewer system calls per stdio call"); every
+ * 100 ms still gives a 15 s scrape 150 samples.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
 
 const name = (suffix: string) => METRICS_PREFIX + suffix;
 
@@ -149,7 +156,7 @@ export class MetricsService {
     this.httpDuration = new Histogram({ ...HTTP_DURATION, registers });
     this.quarantinedTools = new Gauge({ ...QUARANTINED_TOOLS, registers });
     this.driftEvents = new Counter({ ...DRIFT_EVENTS, registers });
-    collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+    collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     dropTotalGauges(registry);
     this.addBackends(configs);
     runningConfig.onReload((next) => this.addBackends(next.backends));

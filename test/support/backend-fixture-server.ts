@@ -5,6 +5,7 @@
  * `add_resource` call with `notifications/resources/list_changed`) and a prompt, whose
  * descriptions hide characters a model must not be handed.
  * Plain JSON-RPC over newline-delimited JSON, serialized like the SDK (`{result, jsonrpc, id}`).
+ * The request `fixture/exit` ends the process at once, whatever input is left unread.
  * Run: node backend-fixture-server.js
  */
 import { spawn } from 'node:child_process';
@@ -157,6 +158,9 @@ function handle(request: Request): void {
     case 'tools/call':
       call(id, params?.name ?? '', params?.arguments ?? {});
       return;
+    case 'fixture/exit':
+      // Dies at once with the rest of its input unread, as a server that crashes mid-stream.
+      return process.exit(3);
     default:
       if (OFFERINGS && offering(id, method, params)) return;
       write({ jsonrpc: '2.0', id, error: { code: -32601, message: 'method not found' } });

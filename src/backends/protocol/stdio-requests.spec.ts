@@ -80,6 +80,23 @@ test("a child that dies fails the SDK client's calls in flight too, and the clie
   assert.ok(closed);
 });
 
+test('requests of one turn to a child that dies among them: those before are answered, each one after fails once, at once', async () => {
+  const { requests, transport } = await connect();
+  try {
+    // Deadlines of a minute: a request left to its deadline would hold the test that long.
+    const calls = Array.from({ length: 25 }, (_, i) =>
+      i === 10 ? requests.request('fixture/exit', {}, 60_000, raw) : requests.request('tools/call', { name: 'small', arguments: {} }, 60_000, raw),
+    );
+    const settled = await Promise.allSettled(calls);
+    for (const [i, outcome] of settled.entries()) {
+      if (i < 10) assert.ok(outcome.status === 'fulfilled' && textOf(outcome.value) === 'ok', `request ${i} answered`);
+      else assert.ok(outcome.status === 'rejected' && outcome.reason instanceof Error, `request ${i} failed`);
+    }
+  } finally {
+    await transport.close();
+  }
+});
+
 test('a request on a pipe that is gone rejects with Not connected', async () => {
   const { requests, transport } = await connect();
   await transport.close();

@@ -65,6 +65,57 @@ test('a line over the cap is reported with the id its edges name, and the stream
   }
 });
 
+test('lines written in one turn reach the child in order, a long one among them too, and each write hears it went out', async () => {
+  const { transport, messages } = await started();
+  try {
+    const ids = Array.from({ length: 25 }, (_, i) => `t${i}`);
+    const outcomes: unknown[] = [];
+    const sent: Promise<void>[] = [];
+    ids.forEach((id, i) => {
+      // Past the pipe's 64 KiB: the turn's lines so far go at once, the rest after them.
+      const args = i === 12 ? { pad: 'y'.repeat(100 * 1024) } : {};
+      const message = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'small', arguments: args } };
+      // The router's own requests (`write`) and the SDK client's messages (`send`) share one order.
+      if (i % 2 === 0) transport.write(message, (err) => outcomes.push(err ?? 'written'));
+      else sent.push(transport.send(message));
+    });
+    await Promise.all(sent);
+    await waitFor(() => messages.length === ids.length, 30_000, 'every answer');
+    // The fixture answers each line as it reads it: the answers' order is the lines' order.
+    assert.deepEqual(messages.map(stringIdOf), ids);
+    assert.deepEqual(
+      outcomes,
+      Array.from({ length: 13 }, () => 'written'),
+    );
+  } finally {
+    await transport.close();
+  }
+});
+
+test('writes of the turn in which the child is killed each hear once how they ended; later ones say Not connected', async () => {
+  const { transport, closed } = await started();
+  const outcomes: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    transport.write({ jsonrpc: '2.0', id: `k${i}`, method: 'tools/call', params: { name: 'sleep', arguments: { ms: 60_000 } } }, (err) =>
+      outcomes.push(err ? 'failed' : 'written'),
+    );
+  }
+  transport.killNow();
+  await waitFor(() => closed() === 1 && outcomes.length === 5, 60_000, 'the close and every write heard');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(outcomes.length, 5);
+  assert.throws(() => transport.write({ jsonrpc: '2.0', id: 'late', method: 'ping' }, () => undefined), /Not connected/);
+});
+
+test('lines written just before close still go down the pipe before its input ends', async () => {
+  const { transport } = await started();
+  const outcomes: unknown[] = [];
+  for (let i = 0; i < 3; i++) transport.write({ jsonrpc: '2.0', method: 'notifications/progress', params: { i } }, (err) => outcomes.push(err ?? 'written'));
+  await transport.close();
+  await waitFor(() => outcomes.length === 3, 60_000, 'every write heard');
+  assert.deepEqual(outcomes, ['written', 'written', 'written']);
+});
+
 test('the child gets exactly the environment it is given', async () => {
   const { transport, call } = await started({ env: { ...BASE_ENV, FIXTURE_ONLY: '1' } });
   try {

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { Logger } from '@nestjs/common';
+import { outsideRequest } from '../../common/request-context';
 import type { StdioBackendConfig } from '../../config/config.types';
 import { RESPONSE_TOO_LARGE_CODE, systemErrorCode } from '../domain/backend-failures';
 import { KILL_GRACE_MS, MAX_RESPONSE_BYTES } from '../domain/limits';
@@ -25,6 +26,11 @@ const STDERR_LINE_BYTES = 4 * 1024;
 const LOGGED_LINE_CHARS = 500;
 /** After the leader exits, how long to wait for the pipes to close before reporting the close. */
 const PIPE_DRAIN_MS = 1_000;
+/** A turn's lines this long go down the pipe at once, without waiting for the turn to end (a pipe holds 64 KiB). */
+const FLUSH_CHARS = 64 * 1024;
+
+/** How one write ended: null or undefined when its line reached the pipe. */
+type WriteDone = (err: Error | null | undefined) => void;
 
 /** The JSON-RPC error an over-long answer stands for: the request it answered fails with it. */
 export interface OversizedAnswer {
@@ -73,6 +79,19 @@ export class StdioProcessTransport {
   /** Why the child never ran (ENOENT: no such command, EACCES: not executable). */
   private spawnError: NodeJS.ErrnoException | undefined;
   private handedOver = false;
+  /**
+   * The lines written in this turn of the event loop, and who waits for each: they go down the
+   * pipe in one write once the turn's I/O callbacks have run (`flush`), so calls read from several
+   * connections in one poll phase cost the child one write and one wake-up, not one each.
+   */
+  private pendingLines = '';
+  private pendingDone: WriteDone[] = [];
+  private flushScheduled = false;
+  /** Bound once, so scheduling the flush allocates no closure. */
+  private readonly flushTurn = () => {
+    this.flushScheduled = false;
+    this.flush();
+  };
 
   constructor(private readonly options: StdioProcessOptions) {
     this.maxLineBytes = options.maxLineBytes ?? MAX_RESPONSE_BYTES;
@@ -156,12 +175,22 @@ export class StdioProcessTransport {
 
   /**
    * `send` without a promise, for the router's own requests (one per call): throws "Not connected"
-   * once the child is gone; `done` hears how the write ended.
+   * once the child is gone; `done` hears how the write ended. The line joins the turn's others
+   * and goes down the pipe with them, in the order written (`flush`).
    */
-  write(message: object, done: (err: Error | null | undefined) => void): void {
+  write(message: object, done: WriteDone): void {
     const stdin = this.child?.stdin;
     if (!stdin || this.finished || this.closing || !stdin.writable) throw new Error('Not connected');
-    stdin.write(`${JSON.stringify(message)}\n`, done);
+    this.pendingLines += `${JSON.stringify(message)}\n`;
+    this.pendingDone.push(done);
+    if (this.pendingLines.length >= FLUSH_CHARS) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // setImmediate, not nextTick: it runs after every I/O callback of this poll phase, so the
+      // requests of all connections read together share the write. It serves them all, so it runs
+      // in none's context.
+      outsideRequest(() => setImmediate(this.flushTurn));
+    }
   }
 
   /**
@@ -175,6 +204,8 @@ export class StdioProcessTransport {
       return;
     }
     if (!this.finished && !this.closing) {
+      // Lines already written go out before the child's input ends, as the spec's shutdown expects.
+      this.flush();
       this.closing = true;
       this.child.stdin.end();
       this.signalGroup('SIGTERM');
@@ -186,6 +217,25 @@ export class StdioProcessTransport {
   /** Last-resort synchronous kill, for the router's own `exit` event (no awaiting possible there). */
   killNow(): void {
     if (this.child && !this.finished) this.signalGroup('SIGKILL');
+  }
+
+  /**
+   * Writes the turn's lines in one write; each waiting `done` hears how it ended. A child gone
+   * within the turn fails them with "Not connected", as a write after it had gone would.
+   */
+  private flush(): void {
+    const done = this.pendingDone;
+    if (done.length === 0) return;
+    const lines = this.pendingLines;
+    this.pendingLines = '';
+    this.pendingDone = [];
+    const stdin = this.child?.stdin;
+    if (!stdin || this.finished || !stdin.writable) {
+      const err = new Error('Not connected');
+      for (const each of done) each(err);
+      return;
+    }
+    stdin.write(lines, done.length === 1 ? done[0] : (err) => done.forEach((each) => each(err)));
   }
 
   private onStdout(chunk: Buffer): void {
