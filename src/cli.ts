@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+// First: Nest's logger loads here with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';
 import { ConfigError } from './config/config.errors';

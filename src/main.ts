@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// First: Nest's logger loads here with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';

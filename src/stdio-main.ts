@@ -1,3 +1,5 @@
+// First: Nest's logger loads here with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
