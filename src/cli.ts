@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+// First: the young generation is held small while the router boots (young-generation.ts).
+import './young-generation';
 import 'reflect-metadata';
-// First: Nest's logger loads here with its date formatter deferred (nest-logger-preload.ts).
+// Before @nestjs/common: Nest's logger loads with its date formatter deferred (nest-logger-preload.ts).
 import './nest-logger-preload';
 import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';
