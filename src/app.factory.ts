@@ -1,4 +1,4 @@
-// First: Nest's logger loads here with its date formatter deferred (nest-logger-preload.ts).
+// Before @nestjs/common: Nest's logger loads with its date formatter deferred (nest-logger-preload.ts).
 import './nest-logger-preload';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
