@@ -1,5 +1,8 @@
 /**
- * `npm run bench:footprint`: what a young generation kept at its initial 2 MiB would save in
+ * `npm run bench:footprint -- <git ref>`: this tree's resident memory and CPU per call beside an
+ * earlier commit's (exported and compiled by `buildAt`, bench/builds.ts), in alternating rounds.
+ *
+ * `npm run bench:footprint` (no ref): what a young generation kept at its initial 2 MiB would save in
  * resident memory and cost in GC work, side by side in one run: the router as built (V8's own
  * young generation, two semi-spaces growing to 16 MiB each) beside the same build with the young
  * generation fixed (BENCH_YOUNG_GENERATION=fixed, bench/young-generation-choice.ts), what an
@@ -15,15 +18,34 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { buildAt, headOfTree } from './builds';
 import { freePort, load, machine, median, nullConfig, rssBytes, startNullHttp, startRouter, toolCall, type Proc } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_FOOTPRINT_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_FOOTPRINT_CALLS ?? 20_000);
 
-const VARIANTS = [
-  { name: "V8's default young generation (as built)", env: {} },
-  { name: 'young generation kept at 2 MiB', env: { BENCH_YOUNG_GENERATION: 'fixed' } },
-] as const;
+interface Variant {
+  name: string;
+  env: Record<string, string>;
+  /** Another build's bench/router-child.js; this tree's when absent. */
+  routerChild?: string;
+}
+
+/** The two routers compared, the one measured against second: a ref's build, or the young generation choice. */
+function variants(ref: string | undefined): [Variant, Variant] {
+  if (ref === undefined) {
+    return [
+      { name: "V8's default young generation (as built)", env: {} },
+      { name: 'young generation kept at 2 MiB', env: { BENCH_YOUNG_GENERATION: 'fixed' } },
+    ];
+  }
+  const { head, dirty } = headOfTree();
+  const base = buildAt(ref);
+  return [
+    { name: `this tree (${head}${dirty ? ', modified' : ''})`, env: {} },
+    { name: `${ref} (${base.sha.slice(0, 12)})`, env: {}, routerChild: base.routerChild },
+  ];
+}
 
 interface Figures {
   rssBootMiB: number;
@@ -59,8 +81,8 @@ const BODIES = [
   ),
 ];
 
-async function measure(dir: string, nullUrl: string, env: Record<string, string>): Promise<Figures> {
-  const router = await startRouter(dir, nullConfig(nullUrl), { env });
+async function measure(dir: string, nullUrl: string, variant: Variant): Promise<Figures> {
+  const router = await startRouter(dir, nullConfig(nullUrl), { env: variant.env, ...(variant.routerChild ? { routerChild: variant.routerChild } : {}) });
   try {
     await sleep(2000);
     const rssBoot = rssBytes(router.pid);
@@ -83,9 +105,11 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-footprint-'));
   const nullPort = await freePort();
   const nul: Proc = await startNullHttp(nullPort);
+  const ref = process.argv[2];
+  const VARIANTS = variants(ref);
   const rows = new Map<string, Figures[]>(VARIANTS.map((v) => [v.name, []]));
   const m = machine();
-  say(`# Footprint: V8's default young generation beside one kept at 2 MiB, ${ROUNDS} rounds of ${CALLS.toLocaleString('en-US')} calls`);
+  say(`# Footprint: ${VARIANTS[0].name} beside ${VARIANTS[1].name}, ${ROUNDS} rounds of ${CALLS.toLocaleString('en-US')} calls`);
   say();
   say(`Machine: ${m.cores} × ${m.cpu}, Node ${m.node}; load average at start ${load1()}.`);
   say();
@@ -94,7 +118,7 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
       for (const v of order) {
         process.stderr.write(`round ${round + 1}: ${v.name}\n`);
-        rows.get(v.name)!.push(await measure(dir, `http://127.0.0.1:${nullPort}/mcp`, v.env));
+        rows.get(v.name)!.push(await measure(dir, `http://127.0.0.1:${nullPort}/mcp`, v));
       }
     }
   } finally {
@@ -112,18 +136,26 @@ async function main(): Promise<void> {
     );
   }
   say();
-  const [builtIn, fixed] = VARIANTS.map((v) => rows.get(v.name)!);
-  const ratios = fixed.map((f, i) => ({ rss: f.rssWarmMiB / builtIn[i].rssWarmMiB, cpu: f.cpuMicrosPerCall / builtIn[i].cpuMicrosPerCall }));
+  // Measured ÷ measured against: the second variant over the first for the young generation
+  // choice (as before), this tree over the ref's build for a ref.
+  const [first, second] = VARIANTS.map((v) => rows.get(v.name)!);
+  const [over, under] = ref === undefined ? [second, first] : [first, second];
+  const ratios = over.map((f, i) => ({
+    rssBoot: f.rssBootMiB / under[i].rssBootMiB,
+    rss: f.rssWarmMiB / under[i].rssWarmMiB,
+    rssLoaded: f.rssLoadedMiB / under[i].rssLoadedMiB,
+    cpu: f.cpuMicrosPerCall / under[i].cpuMicrosPerCall,
+  }));
   const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
   say(
-    `Fixed ÷ default, per round: RSS after 200 calls ${range(ratios.map((r) => r.rss))}, CPU per call ${range(ratios.map((r) => r.cpu))} (median ${median(ratios.map((r) => r.cpu)).toFixed(2)}).`,
+    `${ref === undefined ? 'Fixed ÷ default' : `This tree ÷ ${ref}`}, per round: RSS after boot ${range(ratios.map((r) => r.rssBoot))}, after 200 calls ${range(ratios.map((r) => r.rss))}, after the load ${range(ratios.map((r) => r.rssLoaded))}; CPU per call ${range(ratios.map((r) => r.cpu))} (median ${median(ratios.map((r) => r.cpu)).toFixed(2)}).`,
   );
   say();
   say(`Load average at the end: ${load1()}.`);
   writeFileSync(join(__dirname, 'footprint.md'), report.join('\n') + '\n');
   writeFileSync(
     join(__dirname, 'footprint.json'),
-    JSON.stringify({ machine: m, rounds: ROUNDS, calls: CALLS, rows: Object.fromEntries(rows), ratios }, null, 2),
+    JSON.stringify({ machine: m, ref, rounds: ROUNDS, calls: CALLS, rows: Object.fromEntries(rows), ratios }, null, 2),
   );
 }
 

@@ -3,9 +3,11 @@
  * config file), plus IPC messages for the harness: `heap` (answered with the post-GC heap; run with
  * --expose-gc), and `profile-start` / `profile-stop:<file>` (the V8 CPU profiler through the
  * inspector, the same profile `--cpu-prof` writes, but of the load only, not of the boot).
- * SIGINT/SIGTERM close the app and exit 0. Its young generation: see
- * young-generation-choice.ts (BENCH_YOUNG_GENERATION).
+ * SIGINT/SIGTERM close the app and exit 0. Its young generation: held while it boots and released
+ * once its backends started, as main.ts does (src/young-generation.ts), or kept at 2 MiB for the
+ * life of the process with BENCH_YOUNG_GENERATION=fixed (young-generation-choice.ts).
  */
+import '../src/young-generation';
 import './young-generation-choice';
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
@@ -13,12 +15,15 @@ import { Session } from 'node:inspector';
 import { createApp } from '../src/app.factory';
 import { BackendsService } from '../src/backends/backends.service';
 import { loadConfigFromEnvironment } from '../src/config/config.module';
+import { releaseYoungGeneration } from '../src/young-generation';
+import { youngGenerationFixed } from './young-generation-choice';
 
 async function main(): Promise<void> {
   const config = loadConfigFromEnvironment();
   const app = await createApp(config);
   await app.listen(config.http.port, config.http.host);
   await app.get(BackendsService).start();
+  if (!youngGenerationFixed) releaseYoungGeneration();
   const gc = (globalThis as { gc?: () => void }).gc;
   const session = new Session();
   const post = (method: string, params?: object) =>

@@ -1,3 +1,5 @@
+// Before @nestjs/common: Nest's logger loads with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+// First: the young generation is held small while the router boots (young-generation.ts).
+import './young-generation';
 import 'reflect-metadata';
+// Before @nestjs/common: Nest's logger loads with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { userInfo } from 'node:os';
 import { messageOf } from './common/thrown';
 import { ConfigError } from './config/config.errors';

@@ -1,4 +1,8 @@
+// First: the young generation is held small while the router boots (young-generation.ts).
+import './young-generation';
 import 'reflect-metadata';
+// Before @nestjs/common: Nest's logger loads with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -9,6 +13,7 @@ import { ConfigError } from './config/config.errors';
 import { loadConfigFromEnvironment } from './config/config.module';
 import { moveOpsPathsOffMainPort } from './ops-port';
 import { handleSignals, shutDown } from './process-signals';
+import { releaseYoungGeneration } from './young-generation';
 
 async function main(): Promise<void> {
   let config;
@@ -46,7 +51,7 @@ async function main(): Promise<void> {
     ...(config.http.metricsPort !== undefined ? { metricsPort: config.http.metricsPort } : {}),
     startupMs: Math.round(process.uptime() * 1000),
   });
-  void app.get(BackendsService).start();
+  void app.get(BackendsService).start().finally(releaseYoungGeneration);
 }
 
 /** A config report for a person at a terminal: one problem per paragraph, excerpts as they are. */

@@ -1,3 +1,5 @@
+// Before @nestjs/common: Nest's logger loads with its date formatter deferred (nest-logger-preload.ts).
+import './nest-logger-preload';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
@@ -13,6 +15,7 @@ import { handleSignals, shutDown } from './process-signals';
 import { stdioPrincipal } from './stdio/domain/stdio-message';
 import { StdioFrontEnd } from './stdio/stdio-front-end';
 import { claimStdout } from './stdio/stdout-claim';
+import { releaseYoungGeneration } from './young-generation';
 
 export const STDIO_USAGE =
   'usage: centralmcp-router stdio [--config FILE] [--http]\n' +
@@ -72,6 +75,7 @@ export async function runStdio(argv: readonly string[]): Promise<void> {
   const principal = stdioPrincipal(config.stdio);
   // Backends connect from now on; a message that needs them waits for their first attempts.
   const backendsStarted = app.get(BackendsService).start();
+  void backendsStarted.then(releaseYoungGeneration, releaseYoungGeneration);
   const frontEnd = new StdioFrontEnd(app.get(McpService), app.get(LifecycleService), principal, writeLine, backendsStarted);
   // stdout is a stream for as long as the process lives: a change of this caller's lists is
   // announced on it, as initialize's `listChanged: true` promises. Its tools while they are

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { Logger } from '@nestjs/common';
+import { wordnetRelated } from './domain/semantic';
+import { u32At } from './domain/u32-table';
 import { DEFAULT_LEXICON_DIR, LexiconUnavailableError, lexiconOrNone, loadLexicon } from './lexicon';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -80,15 +82,16 @@ test('without a lexicon the router still boots: lexiconOrNone answers none and w
   }
 });
 
-test('the vectors are read from their file a row at a time: the same codes as the file holds, and none held in memory', () => {
+test('the vectors and the WordNet relations are read from their files when asked: what the files hold, and none held in memory', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lexicon-copy-'));
   try {
     execFileSync('cp', ['-r', `${DEFAULT_LEXICON_DIR}/.`, dir]);
     const before = process.memoryUsage().arrayBuffers;
     const lexicon = loadLexicon(dir);
-    // The other files and the word tables are about 12 MiB; with the vectors' 10 MB they were 22.
+    // The word lists, their tables and the scales are about 7 MiB; with the WordNet relations'
+    // 5 MB they were 12, and with the vectors' 10 MB 22.
     const held = process.memoryUsage().arrayBuffers - before;
-    assert.ok(held < 16 * 2 ** 20, `${(held / 2 ** 20).toFixed(1)} MiB held after loading`);
+    assert.ok(held < 9 * 2 ** 20, `${(held / 2 ** 20).toFixed(1)} MiB held after loading`);
     const file = readFileSync(join(dir, 'vectors.i8'));
     assert.equal(lexicon.codes.length, file.length);
     const into = new Int8Array(lexicon.dims);
@@ -102,6 +105,20 @@ test('the vectors are read from their file a row at a time: the same codes as th
       (err: unknown) => err instanceof LexiconUnavailableError && /no row 10/.test(err.message),
     );
     assert.deepEqual([...lexicon.codes.row(9, into)], [...new Int8Array(file.buffer, file.byteOffset + 9 * lexicon.dims, lexicon.dims)]);
+
+    const relations = readFileSync(join(dir, 'wordnet.rel.u32'));
+    const table = new Uint32Array(relations.buffer.slice(relations.byteOffset, relations.byteOffset + relations.byteLength));
+    const remember = lexicon.lemmas.indexOf('remember');
+    assert.equal(u32At(lexicon.partsOfSpeech, remember), table[2 + remember], 'parts of speech as the file holds them');
+    const [start, end] = lexicon.synonyms.offsets.read(remember, 2);
+    assert.ok(end > start, 'remember has synonyms');
+    assert.deepEqual(lexicon.synonyms.ids.read(start, end - start), table.subarray(2 + 2 * lexicon.lemmas.length + 1 + start).slice(0, end - start));
+    assert.ok(wordnetRelated(lexicon, 'remembered').synonyms.includes('recall'));
+    writeFileSync(join(dir, 'wordnet.rel.u32'), relations.subarray(0, 64));
+    assert.throws(
+      () => wordnetRelated(lexicon, 'remember'),
+      (err: unknown) => err instanceof LexiconUnavailableError && /wordnet\.rel\.u32 has no elements/.test(err.message),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { join, resolve } from 'node:path';
 import { errnoCode, messageOf } from '../common/thrown';
 import { decodeLexicon, type Lexicon } from './domain/semantic';
+import type { U32Table } from './domain/u32-table';
 import type { VectorCodes } from './domain/vector-codes';
 
 /**
@@ -26,8 +27,9 @@ export class LexiconUnavailableError extends Error {
 
 /**
  * Reads and decodes the prepared lexicon (README, "Offline lexicon"), synchronously: it is read
- * once at boot, about 8 MB; the vectors' codes (10 MB more) are read a row at a time when the
- * search asks for one (`domain/vector-codes.ts`). Throws {@link LexiconUnavailableError} when the files are missing,
+ * once at boot, about 3 MB; the vectors' codes (10 MB more) are read a row at a time when the
+ * search asks for one (`domain/vector-codes.ts`), and the WordNet relations (5 MB) a word's runs
+ * at a time (`domain/u32-table.ts`). Throws {@link LexiconUnavailableError} when the files are missing,
  * unreadable or from another format version.
  */
 export function loadLexicon(dir: string = DEFAULT_LEXICON_DIR): Lexicon {
@@ -59,47 +61,74 @@ function readLexicon(dir: string): Lexicon {
   }
   // In the files' order, so that the first one missing is the one named.
   const vectorWords = read('vectors.words.txt');
-  const vectorCodes = codesOnDisk(join(dir, 'vectors.i8'), dir);
+  const opened: OnDisk[] = [];
   try {
-    return decodeLexicon({
-      manifest,
-      vectorWords,
-      vectorCodes,
-      vectorScales: read('vectors.scale.f32'),
-      lemmas: read('wordnet.lemmas.txt'),
-      relations: read('wordnet.rel.u32'),
-    });
+    const codes = onDisk(dir, 'vectors.i8');
+    opened.push(codes);
+    const vectorScales = read('vectors.scale.f32');
+    const lemmas = read('wordnet.lemmas.txt');
+    const relations = onDisk(dir, 'wordnet.rel.u32');
+    opened.push(relations);
+    return decodeLexicon({ manifest, vectorWords, vectorCodes: codesOf(codes), vectorScales, lemmas, relations: u32sOf(relations) });
   } catch (err) {
-    vectorCodes.close();
+    for (const file of opened) file.close();
     if (err instanceof LexiconUnavailableError) throw err;
     throw new LexiconUnavailableError(dir, messageOf(err));
   }
 }
 
 /**
- * `vectors.i8` read a row at a time through a descriptor kept open for the life of the process
- * (the lexicon is loaded once per process). A row costs one `pread` from the page cache, about a
- * microsecond; a file shortened after boot fails the read that reaches past its end.
+ * A lexicon file read where the search asks, through a descriptor kept open for the life of the
+ * process (the lexicon is loaded once per process). A read costs one `pread` from the page cache,
+ * about a microsecond; a file shortened after boot fails the read that reaches past its end.
  */
-function codesOnDisk(path: string, dir: string): VectorCodes & { close(): void } {
+interface OnDisk {
+  readonly dir: string;
+  readonly bytes: number;
+  /** Fills `into` from byte `position`; false when the file ends before. */
+  readAt(into: Int8Array | Uint32Array, position: number): boolean;
+  close(): void;
+}
+
+function onDisk(dir: string, name: string): OnDisk {
   let fd: number | undefined;
-  let length: number;
+  let bytes: number;
   try {
-    fd = openSync(path, 'r');
-    length = fstatSync(fd).size;
+    fd = openSync(join(dir, name), 'r');
+    bytes = fstatSync(fd).size;
   } catch (err) {
     if (fd !== undefined) closeSync(fd);
-    throw new LexiconUnavailableError(dir, `cannot read vectors.i8 (${errnoCode(err) ?? String(err)})`);
+    throw new LexiconUnavailableError(dir, `cannot read ${name} (${errnoCode(err) ?? String(err)})`);
   }
   const open = fd;
   return {
-    length,
+    dir,
+    bytes,
+    readAt: (into, position) => into.byteLength === 0 || readSync(open, into, 0, into.byteLength, position) === into.byteLength,
+    close: () => closeSync(open),
+  };
+}
+
+/** `vectors.i8` a row at a time. */
+function codesOf(file: OnDisk): VectorCodes {
+  return {
+    length: file.bytes,
     row(r, into) {
-      const read = readSync(open, into, 0, into.length, r * into.length);
-      if (read !== into.length) throw new LexiconUnavailableError(dir, `vectors.i8 has no row ${r} (read ${read} of ${into.length} bytes)`);
+      if (!file.readAt(into, r * into.length)) throw new LexiconUnavailableError(file.dir, `vectors.i8 has no row ${r}`);
       return into;
     },
-    close: () => closeSync(open),
+  };
+}
+
+/** `wordnet.rel.u32` a run of elements at a time (little-endian, as the machine: `decodeLexicon` checks). */
+function u32sOf(file: OnDisk): U32Table {
+  return {
+    length: Math.floor(file.bytes / 4),
+    read(start, count) {
+      const into = new Uint32Array(count);
+      if (start < 0 || !file.readAt(into, start * 4)) throw new LexiconUnavailableError(file.dir, `wordnet.rel.u32 has no elements ${start}..${start + count}`);
+      return into;
+    },
   };
 }
 

@@ -13,6 +13,7 @@ import {
   vocabularyVectors,
   wordnetRelated,
 } from './semantic';
+import { u32InMemory } from './u32-table';
 
 // The real prepared data (scripts/prepare-lexicon.mjs, run by `npm ci`): what is asserted here
 // is what GloVe and WordNet say, not values chosen for a catalog.
@@ -153,4 +154,19 @@ test('prepared files that do not fit together are refused with the reason', () =
   refuses(tinyFiles({ lemmas: utf8('right\nleft') }), /not sorted/);
   refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(0x4c584e31, 2, 1, 4).buffer) }), /truncated/);
   refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(1, 2).buffer) }), /not a relation table/);
+  refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(0x4c584e31).buffer) }), /not a relation table/);
+  refuses(tinyFiles({ relations: new Uint8Array(Uint32Array.of(0x4c584e31, 2, 1, 4, 0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0).buffer) }), /trailing data/);
+});
+
+test('the relation table can be read on demand: the same answers as from its bytes', () => {
+  const bytes = tinyFiles().relations as Uint8Array;
+  const reads: [number, number][] = [];
+  const inMemory = u32InMemory(new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4));
+  const tiny = decodeLexicon(
+    tinyFiles({ relations: { length: inMemory.length, read: (start, count) => (reads.push([start, count]), inMemory.read(start, count)) } }),
+  );
+  reads.length = 0;
+  assert.deepEqual(wordnetRelated(tiny, 'right'), { synonyms: ['left'], derivations: [], hypernyms: ['left'] });
+  assert.deepEqual(baseForms(tiny, 'lefts'), ['left']);
+  assert.ok(reads.length > 0 && reads.every(([, count]) => count <= 2), 'a few elements at a time, never the table');
 });

@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../common/json-object';
 import { IRREGULAR_FORMS } from './irregular-forms';
+import { u32At, u32InMemory, u32Part, type U32Table } from './u32-table';
 import { codesInMemory, type VectorCodes } from './vector-codes';
 import { WordTable } from './word-table';
 
@@ -27,14 +28,14 @@ export interface LexiconFiles {
   readonly vectorScales: Uint8Array;
   /** `wordnet.lemmas.txt`: one lemma a line (UTF-8). */
   readonly lemmas: Uint8Array;
-  /** `wordnet.rel.u32`: little-endian uint32 header, masks and relation tables. */
-  readonly relations: Uint8Array;
+  /** `wordnet.rel.u32`: little-endian uint32 header, masks and relation tables, as bytes or read on demand. */
+  readonly relations: Uint8Array | U32Table;
 }
 
 /** One WordNet relation: the ids related to lemma `i` are `ids[offsets[i] .. offsets[i + 1])`. */
 export interface LemmaRelation {
-  readonly offsets: Uint32Array;
-  readonly ids: Uint32Array;
+  readonly offsets: U32Table;
+  readonly ids: U32Table;
 }
 
 /** The decoded lexicon. Immutable; share one per process. */
@@ -48,7 +49,7 @@ export interface Lexicon {
   /** WordNet lemmas, lowercase, sorted; multi-word lemmas joined by one space ("call back"). */
   readonly lemmas: WordTable;
   /** Parts of speech of each lemma: bit 1 noun, 2 verb, 4 adjective, 8 adverb. */
-  readonly partsOfSpeech: Uint32Array;
+  readonly partsOfSpeech: U32Table;
   readonly synonyms: LemmaRelation;
   readonly derivations: LemmaRelation;
   readonly hypernyms: LemmaRelation;
@@ -115,22 +116,23 @@ export function decodeLexicon(files: LexiconFiles): Lexicon {
   for (let i = 1; i < lemmas.length; i += 1) {
     if (!lemmas.ascending(i - 1)) throw new LexiconFormatError(`wordnet.lemmas.txt is not sorted at line ${i + 1}`);
   }
-  const table = view(files.relations, 4, (b, o, n) => new Uint32Array(b, o, n));
-  if (table[0] !== RELATIONS_MAGIC || table[1] !== lemmas.length) {
+  const table = files.relations instanceof Uint8Array ? u32InMemory(view(files.relations, 4, (b, o, n) => new Uint32Array(b, o, n))) : files.relations;
+  const [magic, count] = table.length >= 2 ? table.read(0, 2) : [];
+  if (magic !== RELATIONS_MAGIC || count !== lemmas.length) {
     throw new LexiconFormatError(`wordnet.rel.u32 is not a relation table for ${lemmas.length} lemmas`);
   }
   const n = lemmas.length;
   let at = 2;
-  const take = (count: number): Uint32Array => {
+  const take = (count: number): U32Table => {
     if (at + count > table.length) throw new LexiconFormatError('wordnet.rel.u32 is truncated');
-    const part = table.subarray(at, at + count);
+    const part = u32Part(table, at, count);
     at += count;
     return part;
   };
   const partsOfSpeech = take(n);
   const relation = (): LemmaRelation => {
     const offsets = take(n + 1);
-    return { offsets, ids: take(offsets[n]) };
+    return { offsets, ids: take(u32At(offsets, n)) };
   };
   const synonyms = relation();
   const derivations = relation();
@@ -203,7 +205,7 @@ export function rowOf(lexicon: Lexicon, word: string): number | undefined {
 
 function isLemma(lexicon: Lexicon, word: string, pos: number): boolean {
   const id = lemmaId(lexicon, word);
-  return id !== undefined && (lexicon.partsOfSpeech[id] & pos) !== 0;
+  return id !== undefined && (u32At(lexicon.partsOfSpeech, id) & pos) !== 0;
 }
 
 /**
@@ -352,10 +354,9 @@ export function nearestInVocabulary(lexicon: Lexicon, word: string, vocabulary: 
 function related(lexicon: Lexicon, relation: LemmaRelation, ids: readonly number[], exclude: ReadonlySet<string>): string[] {
   const out = new Set<string>();
   for (const id of ids) {
-    const start = relation.offsets[id];
-    const end = relation.offsets[id + 1];
-    for (let i = start; i < end; i += 1) {
-      const lemma = lexicon.lemmas.at(relation.ids[i]);
+    const [start, end] = relation.offsets.read(id, 2);
+    for (const related of relation.ids.read(start, end - start)) {
+      const lemma = lexicon.lemmas.at(related);
       if (!exclude.has(lemma)) out.add(lemma);
     }
   }
