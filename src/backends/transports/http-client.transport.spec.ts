@@ -68,6 +68,22 @@ test('chunked answers and answers framed by the end of the connection are read w
   calls.close();
 });
 
+test('an answer that fails its call (a JSON-RPC error) or a 4xx answer to a request leaves its connection to be reused', async () => {
+  let calls = 0;
+  const backend = await rawServer((id, socket) => {
+    calls++;
+    const body = calls === 1 ? JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'no' } }) : answerOf(id, 'ok');
+    const status = calls === 2 ? '400 Bad Request' : '200 OK';
+    socket.write(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+  const backendCalls = client(backend.url);
+  await assert.rejects(backendCalls.callTool(SESSION, 'read', {}, 5000), /-32602/);
+  assert.equal((await backendCalls.request(SESSION, 'ping', {}, 5000)).status, 400);
+  assert.deepEqual(await backendCalls.callTool(SESSION, 'read', {}, 5000), { content: [{ type: 'text', text: 'ok' }] });
+  assert.equal(backend.sockets.length, 1);
+  backendCalls.close();
+});
+
 test("an idle connection is closed a second before the server's Keep-Alive hint", async () => {
   const backend = await rawServer((id, socket) => {
     const body = answerOf(id, 'ok');

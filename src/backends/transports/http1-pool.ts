@@ -67,8 +67,10 @@ export class Http1Pool {
   send<T>(head: string, body: string, latin1Head: boolean, owner: T, events: ExchangeEvents<T>): Exchange<T> {
     const exchange = new Exchange<T>(this, head, body, latin1Head, owner, events);
     const idle = this.idle.pop();
-    if (idle !== undefined) idle.start(exchange);
-    else if (this.connections.size < this.options.maxSockets) this.connect().start(exchange);
+    if (idle !== undefined) {
+      idle.socket.ref();
+      idle.start(exchange);
+    } else if (this.connections.size < this.options.maxSockets) this.connect().start(exchange);
     else this.waiting.push(exchange);
     return exchange;
   }
@@ -85,6 +87,8 @@ export class Http1Pool {
     if (idleMs <= 0) return void connection.socket.destroy();
     const now = performance.now();
     connection.idleUntil = now + idleMs;
+    // As the Agent's free sockets: an idle connection does not keep the process alive.
+    connection.socket.unref();
     this.idle.push(connection);
     if (connection.idleUntil < this.sweepDue) this.arm(connection.idleUntil, now);
   }
@@ -241,9 +245,13 @@ export class Exchange<T> implements ResponseSink {
     this.reused = reused;
   }
 
-  /** Tears the exchange down: its connection is closed, not kept for a response nobody waits for. */
+  /**
+   * Tears the exchange down: its connection is closed, not kept for a response nobody waits for.
+   * Once the response has ended there is nothing to tear down: its connection goes back to the
+   * pool (as `node:http` frees a socket before the response's `end` listeners run).
+   */
   destroy(): void {
-    if (this.over || this.destroyed) return;
+    if (this.over || this.destroyed || this.parser.done) return;
     this.destroyed = true;
     if (this.connection !== undefined) this.connection.socket.destroy();
     else {
