@@ -66,13 +66,21 @@ export class Http1Pool {
   /** Sends `head` and `body` (UTF-8) on a free connection, a new one, or the first to free up. */
   send<T>(head: string, body: string, latin1Head: boolean, owner: T, events: ExchangeEvents<T>): Exchange<T> {
     const exchange = new Exchange<T>(this, head, body, latin1Head, owner, events);
-    const idle = this.idle.pop();
+    const idle = this.reusable();
     if (idle !== undefined) {
       idle.socket.ref();
       idle.start(exchange);
     } else if (this.connections.size < this.options.maxSockets) this.connect().start(exchange);
     else this.waiting.push(exchange);
     return exchange;
+  }
+
+  /** The most recently freed idle connection that can still carry a request. */
+  private reusable(): Connection | undefined {
+    let connection = this.idle.pop();
+    // One the server ended, or that was closed, but whose close event is still to come.
+    while (connection !== undefined && !connection.socket.writable) connection = this.idle.pop();
+    return connection;
   }
 
   /** Closes every connection: exchanges on them fail; waiting ones go out on new connections. */
@@ -141,8 +149,10 @@ export class Http1Pool {
     const now = performance.now();
     let next = Number.POSITIVE_INFINITY;
     for (const connection of [...this.idle]) {
-      if (connection.idleUntil <= now) connection.socket.destroy();
-      else next = Math.min(next, connection.idleUntil);
+      if (connection.idleUntil <= now) {
+        this.idle.splice(this.idle.indexOf(connection), 1);
+        connection.socket.destroy();
+      } else next = Math.min(next, connection.idleUntil);
     }
     if (next !== Number.POSITIVE_INFINITY) this.arm(next, now);
   }
