@@ -38,6 +38,7 @@ const SOCKET_SPECS = new Set([
   'stdio-requests.spec.js',
   'http-call-client.spec.js',
   'remote-transport.spec.js',
+  'http-client.transport.spec.js',
   'embeddings.client.spec.js',
   'embeddings.service.spec.js',
   'lexicon.spec.js',

@@ -1,12 +1,16 @@
-import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { urlToHttpOptions } from 'node:url';
+import { outsideRequest } from '../../common/request-context';
 import { RouterError } from '../../common/router-error';
 import { ConnectionBrokeError, ConnectionLostError, ResponseTooLargeError, systemErrorCode } from '../domain/backend-failures';
+import { RequestHeadFormat } from '../domain/http-request';
+import type { ResponseHead } from '../domain/http-response';
 import { CANCEL_TIMEOUT_MS, HTTP_IDLE_SOCKET_MS, HTTP_MAX_SOCKETS } from '../domain/limits';
 import { requestHeaders } from '../domain/modern-protocol';
 import { SseReader } from '../domain/sse-reader';
+import { type Exchange, type ExchangeEvents, Http1Pool } from './http1-pool';
 
 /**
  * How a request is addressed to the backend. 2025 eras: what the SDK transport agreed in
@@ -63,11 +67,13 @@ export interface PostOptions {
 }
 
 /**
- * Streamable HTTP on a pooled `node:http` client: it moves messages (one POST per request, its
+ * Streamable HTTP on a pool of keep-alive sockets: it moves messages (one POST per request, its
  * answer back) and matches nothing; ids, deadlines and cancellation are the tracker's above it.
  * The SDK's client path (fetch, web streams, one AbortSignal per transport) costs ~530 µs of CPU
- * per call here against ~80 µs for a pooled request (BENCHMARKS.md item 1); calls are the router's
- * hot path, so they take this one.
+ * per call here against ~80 µs for a pooled request (BENCHMARKS.md item 1), and `node:http`'s
+ * ClientRequest about five times the instructions of a preformatted request on a pooled socket
+ * (`http1-pool.ts`; BENCHMARKS.md "Backend POSTs on sockets"); calls are the router's hot path, so
+ * they take the socket pool. The long-lived `stream()` stays on `node:http`.
  * - Answers may be JSON or an event stream (spec "Sending Messages to the Server"); each message of
  *   a stream is handed up until the tracker has the answer.
  * - The answer is capped like a stdio line, counted as it arrives: an oversized answer fails its
@@ -76,30 +82,46 @@ export interface PostOptions {
  *   backend's configured credentials to another host.
  */
 export class HttpClientTransport {
-  private readonly agent: HttpAgent;
+  private readonly pool: Http1Pool;
   private readonly send: typeof httpRequest;
-  /** The backend's URL as request options, worked out once rather than from the URL on every request. */
+  /** The backend's URL as request options, for the long-lived stream. */
   private readonly target: RequestOptions;
+  /** The request line and the headers every POST carries, formatted and checked once. */
+  private readonly format: RequestHeadFormat;
+  /** Bound once: every POST's events go to this transport, named by their exchange. */
+  private readonly events: ExchangeEvents<Post>;
 
   constructor(
     private readonly options: HttpClientTransportOptions,
     private readonly replies: PostReplies,
   ) {
-    const secure = options.url.protocol === 'https:';
-    // Node's Agent shortens the idle time to the server's Keep-Alive hint, when it sends one.
-    const agentOptions = { keepAlive: true, timeout: HTTP_IDLE_SOCKET_MS, scheduling: 'lifo' as const, maxSockets: options.maxSockets ?? HTTP_MAX_SOCKETS };
-    this.agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-    this.send = secure ? httpsRequest : httpRequest;
-    this.target = urlToHttpOptions(options.url);
+    const { url } = options;
+    this.pool = new Http1Pool({ url, maxSockets: options.maxSockets ?? HTTP_MAX_SOCKETS, idleMs: HTTP_IDLE_SOCKET_MS });
+    this.send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    this.target = urlToHttpOptions(url);
+    this.format = new RequestHeadFormat({ path: `${url.pathname}${url.search}`, host: url.host }, options.headers, POST_HEADERS);
+    this.events = {
+      onHead: (exchange, head) => this.onHead(exchange.owner, head),
+      onBody: (exchange, chunk) => this.onBody(exchange.owner, chunk),
+      onEnd: (exchange) => this.onEnd(exchange.owner),
+      onError: (exchange, err, staleReuse) => this.onError(exchange, err, staleReuse),
+      onClose: (exchange) => {
+        const post = exchange.owner;
+        // Only the exchange that is the POST's now speaks for it: not one given up on a stale socket.
+        if (post.exchange === exchange && !post.quiet) this.replies.closed(post.id);
+      },
+    };
   }
 
   /**
    * POSTs request `id` (already serialized in `body`) on the pool; its answer and failures go to
    * `PostReplies` under that id. A reused keep-alive socket the server closed as the request went
-   * out never delivered it (Node's docs): it is sent once more, on another socket.
+   * out never delivered it: it is sent once more, on another socket. Throws InvalidHeaderError
+   * for a header no request can carry.
    */
   post(id: string, body: string, session: HttpSessionInfo, options: PostOptions): Post {
-    const post = new Post(id, body, session, options);
+    const head = this.head(body, session, options.method, options.name, options.paramHeaders, options.traceHeaders);
+    const post = new Post(id, body, head, session, options);
     this.start(post);
     return post;
   }
@@ -109,11 +131,11 @@ export class HttpClientTransport {
    * after a call's deadline) whose answer nobody waits for.
    */
   notify(body: string, session: HttpSessionInfo, method: string): void {
-    const req = this.open(session, body, method);
-    req.setTimeout(CANCEL_TIMEOUT_MS);
-    req.on('response', (res) => res.resume());
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => undefined);
+    const post = new Post('', body, this.head(body, session, method), session, { method, errorStatusAnswers: true });
+    post.quiet = true;
+    this.start(post);
+    // Past the bound the request is torn down, answered or not (a no-op once it is over).
+    outsideRequest(() => setTimeout(() => post.destroy(), CANCEL_TIMEOUT_MS)).unref();
   }
 
   /**
@@ -122,7 +144,8 @@ export class HttpClientTransport {
    * `subscriptions/listen`.
    */
   stream(body: string, session: HttpSessionInfo, method: string, events: StreamEvents): ClientRequest {
-    const req = this.open(session, body, method, undefined, undefined, false);
+    const req = this.send({ ...this.target, method: 'POST', agent: false, headers: this.headers(body, session, method) });
+    req.end(body);
     req.on('error', () => events.onEnd());
     req.on('close', () => events.onEnd());
     req.on('response', (res: IncomingMessage) => {
@@ -150,73 +173,65 @@ export class HttpClientTransport {
 
   /** Closes the pool's sockets; requests in flight fail. */
   close(): void {
-    this.agent.destroy();
+    this.pool.close();
   }
 
   private start(post: Post): void {
-    const { id } = post;
-    let responded = false;
-    const req = this.open(post.session, post.body, post.options.method, post.options.name, post.options.paramHeaders, true, post.options.traceHeaders);
-    post.req = req;
-    // Only the request that is the POST's now speaks for it: not one given up on a stale socket.
-    req.on('close', () => {
-      if (post.req === req) this.replies.closed(id);
-    });
-    req.on('error', (err) => {
-      // A request torn down on purpose (its deadline passed, its answer failed) is not resent.
-      if (post.req !== req || post.destroyed) return;
-      const failure = this.socketFailure(err, !responded && req.reusedSocket);
-      if (failure instanceof StaleSocketError && !post.resent) {
-        post.resent = true;
-        return this.resend(post);
-      }
-      this.replies.failed(id, failure);
-    });
-    req.on('response', (res) => {
-      responded = true;
-      const status = res.statusCode ?? 0;
-      const refusal = this.refusal(res, post.session, post.options.errorStatusAnswers);
-      if (refusal) {
-        res.resume();
-        return this.replies.failed(id, refusal);
-      }
-      this.readAnswer(res, id, status);
-    });
+    post.exchange = this.pool.send(post.head, post.body, post.latin1Head, post, this.events);
   }
 
-  /** The same POST once more, from inside an event handler: a failure to open it fails its request. */
-  private resend(post: Post): void {
-    try {
-      this.start(post);
-    } catch (err) {
-      this.replies.failed(post.id, err instanceof Error ? err : new Error(String(err)));
+  /** A POST's socket failed before its answer ended. */
+  private onError(exchange: Exchange<Post>, err: Error, staleReuse: boolean): void {
+    const post = exchange.owner;
+    if (post.exchange !== exchange || post.quiet) return;
+    const failure = this.socketFailure(err, staleReuse);
+    if (failure instanceof StaleSocketError && !post.resent) {
+      post.resent = true;
+      // Its own close must not speak for the POST: the new exchange does now.
+      return this.start(post);
     }
+    this.replies.failed(post.id, failure);
+  }
+
+  private onHead(post: Post, head: ResponseHead): void {
+    if (post.quiet) return;
+    post.status = head.status;
+    const refusal = this.refusal(head, post.session, post.options.errorStatusAnswers);
+    // A refused answer's body is read past, so the socket goes back to the pool.
+    if (refusal) {
+      post.reading = Reading.Refused;
+      return this.replies.failed(post.id, refusal);
+    }
+    if (head.contentType.startsWith('text/event-stream')) {
+      post.reading = Reading.Stream;
+      post.reader = new SseReader();
+      post.decoder = new StringDecoder('utf8');
+    } else post.reading = Reading.Json;
   }
 
   /** Reads a JSON or event-stream answer, capped, and hands its messages up. */
-  private readAnswer(res: IncomingMessage, id: string, status: number): void {
-    const { backend, maxResponseBytes } = this.options;
-    const stream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
-    const reader = stream ? new SseReader() : undefined;
-    const decoder = stream ? new StringDecoder('utf8') : undefined;
-    const chunks: Buffer[] = [];
-    let seen = 0;
-    let answered = false;
-    res.on('data', (chunk: Buffer) => {
-      // Bytes are counted before any decoding: an oversized answer costs no string work.
-      seen += chunk.length;
-      if (seen > maxResponseBytes) return this.replies.failed(id, new ResponseTooLargeError(maxResponseBytes));
-      if (!reader || !decoder) return void chunks.push(chunk);
-      // After the answer the rest of the stream is drained, so the socket goes back to the pool.
-      if (answered) return;
-      for (const event of reader.push(decoder.write(chunk))) if ((answered = this.replies.answer(id, parseMessage(event), false, status))) return;
-    });
-    res.on('end', () => {
-      if (!reader) {
-        this.replies.answer(id, parseMessage(Buffer.concat(chunks, seen).toString('utf8')), true, status);
-      } else this.replies.failed(id, new RouterError('backend_failed', `backend ${backend} ended its answer stream without a result`));
-    });
-    res.on('error', (err) => this.replies.failed(id, this.socketFailure(err, false)));
+  private onBody(post: Post, chunk: Buffer): void {
+    if (post.reading === Reading.Refused || post.quiet) return;
+    const { maxResponseBytes } = this.options;
+    // Bytes are counted before any decoding: an oversized answer costs no string work.
+    post.seen += chunk.length;
+    if (post.seen > maxResponseBytes) return this.replies.failed(post.id, new ResponseTooLargeError(maxResponseBytes));
+    if (post.reading === Reading.Json) return void post.chunks.push(chunk);
+    // After the answer the rest of the stream is drained, so the socket goes back to the pool.
+    if (post.answered || !post.reader || !post.decoder) return;
+    for (const event of post.reader.push(post.decoder.write(chunk))) {
+      if ((post.answered = this.replies.answer(post.id, parseMessage(event), false, post.status))) return;
+    }
+  }
+
+  private onEnd(post: Post): void {
+    if (post.reading === Reading.Refused || post.quiet) return;
+    if (post.reading === Reading.Json) {
+      const text = post.chunks.length === 1 ? post.chunks[0].toString('utf8') : Buffer.concat(post.chunks, post.seen).toString('utf8');
+      this.replies.answer(post.id, parseMessage(text), true, post.status);
+    } else if (!post.answered) {
+      this.replies.failed(post.id, new RouterError('backend_failed', `backend ${this.options.backend} ended its answer stream without a result`));
+    }
   }
 
   /**
@@ -234,73 +249,92 @@ export class HttpClientTransport {
   }
 
   /** Why a response cannot hold this request's answer, before its body is read; undefined if it can. */
-  private refusal(res: IncomingMessage, session: HttpSessionInfo, errorStatusAnswers: boolean): Error | undefined {
+  private refusal(head: ResponseHead, session: HttpSessionInfo, errorStatusAnswers: boolean): Error | undefined {
     const { backend, maxResponseBytes } = this.options;
-    const status = res.statusCode ?? 0;
+    const { status } = head;
     if (status >= 300 && status < 400)
       return new RouterError('backend_failed', `backend ${backend} answered a redirect (${status}); redirects are not followed`);
     // Spec "Session Management": 404 to a request with a session id means the session is gone.
     if (status === 404 && session.sessionId !== undefined) return new ConnectionLostError(`backend ${backend} no longer knows the session (HTTP 404)`);
     const answers = (status >= 200 && status < 300) || (errorStatusAnswers && status >= 400 && status < 500);
     if (!answers) return new RouterError('backend_failed', `backend ${backend} answered HTTP ${status}`);
-    if (Number(res.headers['content-length'] ?? 0) > maxResponseBytes) return new ResponseTooLargeError(maxResponseBytes);
+    if ((head.contentLength ?? 0) > maxResponseBytes) return new ResponseTooLargeError(maxResponseBytes);
     return undefined;
   }
 
   /**
-   * A POST of one JSON-RPC message to the backend, with only its configured headers and, to a
-   * 2026-07-28 backend, the MCP request headers (spec "Request Metadata"). On the pool, unless
-   * `pooled` is false (a stream that stays open).
+   * The head of a POST of one JSON-RPC message to the backend: only its configured headers and,
+   * to a 2026-07-28 backend, the MCP request headers (spec "Request Metadata").
    */
-  private open(
-    session: HttpSessionInfo,
+  private head(
     body: string,
+    session: HttpSessionInfo,
     method: string,
     name?: string,
     paramHeaders?: Record<string, string>,
-    pooled = true,
     traceHeaders?: Record<string, string>,
-  ): ClientRequest {
-    const req = this.send({
-      ...this.target,
-      method: 'POST',
-      agent: pooled ? this.agent : false,
-      headers: {
-        ...this.options.headers,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'content-length': Buffer.byteLength(body),
-        ...(session.sessionId !== undefined ? { 'mcp-session-id': session.sessionId } : {}),
-        ...(session.protocolVersion !== undefined ? { 'mcp-protocol-version': session.protocolVersion } : {}),
-        ...(session.envelope ? requestHeaders(method, name) : {}),
-        ...paramHeaders,
-        ...traceHeaders,
-      },
-    });
-    req.end(body);
-    return req;
+  ): string {
+    return this.format.head(Buffer.byteLength(body), sessionHeaders(session, method, name), paramHeaders, traceHeaders);
+  }
+
+  /** The same headers as an object, for the long-lived stream on `node:http`. */
+  private headers(body: string, session: HttpSessionInfo, method: string): Record<string, string | number> {
+    return { ...this.options.headers, ...POST_HEADERS, 'content-length': Buffer.byteLength(body), ...sessionHeaders(session, method) };
   }
 }
 
-/** One POSTed request: what it sends, and the request now carrying it. */
+/** The headers of every POST besides the configured ones and its length. */
+const POST_HEADERS: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** The session's headers: its id and version (2025 eras), or the MCP request headers (2026-07-28). */
+function sessionHeaders(session: HttpSessionInfo, method: string, name?: string): Record<string, string> | undefined {
+  if (session.envelope)
+    return session.sessionId === undefined ? requestHeaders(method, name) : { 'mcp-session-id': session.sessionId, ...requestHeaders(method, name) };
+  if (session.sessionId === undefined) return session.protocolVersion === undefined ? undefined : { 'mcp-protocol-version': session.protocolVersion };
+  if (session.protocolVersion === undefined) return { 'mcp-session-id': session.sessionId };
+  return { 'mcp-session-id': session.sessionId, 'mcp-protocol-version': session.protocolVersion };
+}
+
+/** How a POST reads its answer's body, once its head is in. */
+const enum Reading {
+  Json,
+  Stream,
+  /** Refused by its head: the body is read past, unused. */
+  Refused,
+}
+
+/** One POSTed request: what it sends, the exchange now carrying it, and its answer as read so far. */
 export class Post {
-  req: ClientRequest | undefined;
+  exchange: Exchange<Post> | undefined;
   /** Sent once more after a stale pooled socket. */
   resent = false;
   /** Torn down by its owner: nobody waits for it any more. */
   destroyed = false;
+  /** A notification: nobody reads its answer or failure. */
+  quiet = false;
+  readonly latin1Head: boolean;
+  status = 0;
+  reading = Reading.Json;
+  seen = 0;
+  chunks: Buffer[] = [];
+  reader: SseReader | undefined;
+  decoder: StringDecoder | undefined;
+  answered = false;
 
   constructor(
     readonly id: string,
     readonly body: string,
+    readonly head: string,
     readonly session: HttpSessionInfo,
     readonly options: PostOptions,
-  ) {}
+  ) {
+    this.latin1Head = RequestHeadFormat.latin1(head);
+  }
 
   /** Tears the request down: its socket is not kept for a request nobody waits for. */
   destroy(): void {
     this.destroyed = true;
-    this.req?.destroy();
+    this.exchange?.destroy();
   }
 }
 
