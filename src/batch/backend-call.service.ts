@@ -86,16 +86,18 @@ export class BackendCallService {
    */
   private straight(backend: string, tool: string, args: Record<string, unknown>): Promise<BackendOutcome> {
     const started = performance.now();
-    let work: Promise<BackendOutcome>;
+    let work: Promise<BackendToolResult>;
     try {
-      work = this.callBackend(backend, tool, args).then(
-        (result) => this.timed(backend, tool, started, toolOutcome(result)),
-        (err: unknown) => this.timed(backend, tool, started, thrownOutcome(err)),
-      );
+      work = this.callBackend(backend, tool, args);
     } catch (err) {
-      work = Promise.resolve(this.timed(backend, tool, started, thrownOutcome(err)));
+      work = Promise.reject(err);
     }
-    return this.lifecycle.untilStopped(work, () => failed(stoppedAtDeadline()));
+    return this.lifecycle.settleUntilStopped(
+      work,
+      (result) => this.timed(backend, tool, started, toolOutcome(result)),
+      (err) => this.timed(backend, tool, started, thrownOutcome(err)),
+      () => failed(stoppedAtDeadline()),
+    );
   }
 
   /**
