@@ -75,3 +75,33 @@ test('untilStopped: the outcome of the work, or the stopped value at the drain d
   assert.equal(await hung, 'stopped');
   assert.equal(await service.untilStopped(new Promise<string>(() => undefined), () => 'stopped'), 'stopped', 'after the deadline at once');
 });
+
+test('settleUntilStopped: what the work comes to, read in one step, or the stopped value at the drain deadline', async () => {
+  const service = lifecycle(30);
+  const read = [(n: number) => `value ${n}`, (err: unknown) => `error ${(err as Error).message}`] as const;
+  assert.equal(await service.settleUntilStopped(Promise.resolve(1), ...read, () => 'stopped'), 'value 1');
+  assert.equal(await service.settleUntilStopped(Promise.reject(new Error('lost')), ...read, () => 'stopped'), 'error lost');
+  const thrown = () => {
+    throw new Error('reader failed');
+  };
+  await assert.rejects(
+    service.settleUntilStopped(Promise.resolve(1), thrown, thrown, () => 'stopped'),
+    /reader failed/,
+  );
+  // Past the deadline the work's reading still runs when it ends (a metric it records is true), but the answer was the stopped one.
+  const release = service.tryEnter()!;
+  let finish: (n: number) => void = () => undefined;
+  const late: string[] = [];
+  const hung = service.settleUntilStopped(
+    new Promise<number>((resolve) => (finish = resolve)),
+    (n) => (late.push(`read ${n}`), 'late'),
+    read[1],
+    () => 'stopped',
+  );
+  void hung.then(release);
+  assert.deepEqual(await service.drain(), { idle: false, inFlight: 0 });
+  assert.equal(await hung, 'stopped');
+  finish(2);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(late, ['read 2']);
+});

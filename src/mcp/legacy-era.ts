@@ -18,30 +18,34 @@ export class LegacyEra implements EraDialect {
     private readonly offerings: OfferingMethods,
   ) {}
 
-  async answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
+  /** Not async: a tool call's answer is one `then` on the tool's own promise. */
+  answer({ id, method, params, principal }: EraRequest): Promise<HttpAnswer> {
     switch (method) {
       case 'initialize':
-        return ok(
-          resultMessage(id, {
-            protocolVersion: negotiateVersion(params.protocolVersion),
-            // A list published per caller changes with the catalog, and a stream announces it.
-            capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal) },
-            serverInfo: SERVER_INFO,
-            instructions: this.surface.listFor(principal).instructions,
-          }),
+        return Promise.resolve(
+          ok(
+            resultMessage(id, {
+              protocolVersion: negotiateVersion(params.protocolVersion),
+              // A list published per caller changes with the catalog, and a stream announces it.
+              capabilities: { tools: { listChanged: this.surface.perCaller }, ...this.offerings.capabilities(principal) },
+              serverInfo: SERVER_INFO,
+              instructions: this.surface.listFor(principal).instructions,
+            }),
+          ),
         );
       case 'ping':
-        return ok(resultMessage(id, {}));
+        return Promise.resolve(ok(resultMessage(id, {})));
       case 'tools/list':
-        return ok(resultMessageJson(id, `{"tools":${this.surface.toolsJsonFor(principal)}}`));
-      case 'tools/call': {
-        const outcome = await this.surface.call(params, principal);
-        return ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message));
-      }
+        return Promise.resolve(ok(resultMessageJson(id, `{"tools":${this.surface.toolsJsonFor(principal)}}`)));
+      case 'tools/call':
+        return this.surface
+          .call(params, principal)
+          .then((outcome) => ok(outcome.ok ? resultMessageJson(id, outcome.resultJson) : errorMessage(id, ErrorCode.InvalidParams, outcome.message)));
       default: {
-        if (!this.offerings.handles(method)) return ok(errorMessage(id, ErrorCode.MethodNotFound, 'Method not found'));
-        const answer = await this.offerings.answer(method, params, principal);
-        return ok(answer.ok ? resultMessageJson(id, answer.resultJson) : errorMessage(id, answer.code, answer.message));
+        if (!this.offerings.handles(method)) return Promise.resolve(ok(errorMessage(id, ErrorCode.MethodNotFound, 'Method not found')));
+        return this.offerings
+          .answer(method, params, principal)
+          .then((answer) => ok(answer.ok ? resultMessageJson(id, answer.resultJson) : errorMessage(id, answer.code, answer.message)));
       }
     }
   }

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { contextOfRequest, REQUEST_ID_HEADER, requestContext } from '../common/request-context';
+import { contextOfRequest, REQUEST_ID_HEADER, requestContext, type RequestContext } from '../common/request-context';
+import type { Principal } from '../common/principal';
 import { errnoCode } from '../common/thrown';
 import { DRAINING_ANSWER } from '../lifecycle/drain.hook';
 import type { LifecycleService } from '../lifecycle/lifecycle.service';
@@ -12,7 +13,7 @@ import { BODY_TOO_LARGE_BODY, bodyKindOf, INTERNAL_ERROR_BODY, LENGTH_MISMATCH_B
 import type { HttpAnswer } from './era-dialect';
 import { EdgeError, edgeErrorAnswer } from './mcp.errors';
 import { sendEvents } from './mcp.controller';
-import type { McpService } from './mcp.service';
+import type { Admission, McpRequestHead, McpService } from './mcp.service';
 
 const MCP_PATH = /^\/mcp(\?|$)/;
 /** The route label of `http_requests_total`, as Fastify names the route. */
@@ -29,6 +30,20 @@ const EMPTY_TYPE = 'text/plain; charset=utf-8';
 
 /** What reading a body came to: its text, a refusal to answer, or nobody left to answer. */
 type Body = string | HttpAnswer | null;
+
+/** One POST while it is served: what each step hands the next. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The request's context, entered again where its body's events call back. */
+  context: RequestContext;
+  requestId: string;
+  startedAt: number;
+  /** Ends the request's count in flight (the response's `close` calls it). */
+  release: () => void;
+  /** Bytes of the body budget this request holds. */
+  reserved: number;
+}
 
 /** What POST /mcp needs from the rest of the router. */
 export interface McpPostDeps {
@@ -78,27 +93,45 @@ export class McpPost {
   handle(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = performance.now();
     const context = contextOfRequest(req.headers, this.newId);
-    requestContext.run(context, () => void this.serve(req, res, context.requestId, startedAt));
+    requestContext.run(context, () => this.serve(req, res, context, startedAt));
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, requestId: string, startedAt: number): Promise<void> {
+  /**
+   * One POST from its head to its answer. Not async: each step goes on from the last one's callback
+   * (the admission, when it is not decided at once, and the answer are the only promises), since
+   * with the request context's async hooks on, every promise and `await` costs the call its hooks.
+   */
+  private serve(req: IncomingMessage, res: ServerResponse, context: RequestContext, startedAt: number): void {
+    const { requestId } = context;
     const release = this.deps.lifecycle.tryEnter();
     if (release === undefined) {
       this.logger.debug({ msg: 'request refused: draining' });
       return this.send(res, requestId, startedAt, DRAINING_ANSWER);
     }
-    let reserved = 0;
-    const freeBody = () => {
-      this.deps.budget.release(reserved);
-      reserved = 0;
-    };
-    res.once('close', () => {
+    const exchange: Exchange = { req, res, context, requestId, startedAt, release, reserved: 0 };
+    // `close` comes exactly once, however the request ends.
+    res.on('close', () => {
       release();
-      freeBody();
+      this.freeBody(exchange);
     });
     try {
       const head = { url: req.url ?? ROUTE, headers: req.headers, rawHeaders: req.rawHeaders };
-      const admission = await this.deps.mcp.admit(head);
+      const admission = this.deps.mcp.admit(head);
+      if (admission instanceof Promise) {
+        admission.then(
+          (admitted) => this.admitted(exchange, head, admitted),
+          (err: unknown) => this.failed(exchange, err),
+        );
+      } else this.admitted(exchange, head, admission);
+    } catch (err) {
+      this.failed(exchange, err);
+    }
+  }
+
+  /** Past admission: the body's reservation, then the body. */
+  private admitted(exchange: Exchange, head: McpRequestHead, admission: Admission): void {
+    const { req, res, requestId, startedAt } = exchange;
+    try {
       if (!admission.ok) return this.send(res, requestId, startedAt, admission.answer, true);
       const { headers } = req;
       const bytes = reservationOf(headers['content-length'], headers['transfer-encoding'], this.deps.bodyLimitBytes);
@@ -106,61 +139,92 @@ export class McpPost {
         this.logger.warn({ msg: 'request refused: body budget full', heldBytes: this.deps.budget.heldBytes, maxBytes: this.deps.budget.maxBytes });
         return this.send(res, requestId, startedAt, BUSY_ANSWER, true);
       }
-      reserved = bytes;
-      const body = await this.readBody(req);
-      freeBody();
-      if (body === null) return this.clientGone();
-      if (typeof body !== 'string') return this.send(res, requestId, startedAt, body, body.status === 413);
-      const answer = await this.deps.mcp.handlePost({ ...head, body, principal: admission.principal });
-      if (answer.events === undefined) return this.send(res, requestId, startedAt, answer);
-      res.once('finish', () => this.observe(res.statusCode, startedAt));
-      sendEvents(res, answer.events, release);
+      exchange.reserved = bytes;
+      this.readBody(req, exchange.context, (body) => this.bodyRead(exchange, head, admission.principal, body));
     } catch (err) {
-      if (err instanceof EdgeError) return this.send(res, requestId, startedAt, edgeErrorAnswer(err));
-      this.unhandled.error(err);
-      if (!res.headersSent) this.send(res, requestId, startedAt, { status: 500, body: INTERNAL_ERROR_BODY });
+      this.failed(exchange, err);
     }
   }
 
+  /** The body has arrived (or will not): the answer to it. */
+  private bodyRead(exchange: Exchange, head: McpRequestHead, principal: Principal, body: Body): void {
+    const { res, requestId, startedAt } = exchange;
+    try {
+      this.freeBody(exchange);
+      if (body === null) return this.clientGone();
+      if (typeof body !== 'string') return this.send(res, requestId, startedAt, body, body.status === 413);
+      this.deps.mcp.handlePost({ ...head, body, principal }).then(
+        (answer) => this.answered(exchange, answer),
+        (err: unknown) => this.failed(exchange, err),
+      );
+    } catch (err) {
+      this.failed(exchange, err);
+    }
+  }
+
+  private answered(exchange: Exchange, answer: HttpAnswer): void {
+    const { res, requestId, startedAt } = exchange;
+    try {
+      if (answer.events === undefined) return this.send(res, requestId, startedAt, answer);
+      res.once('finish', () => this.observe(res.statusCode, startedAt));
+      sendEvents(res, answer.events, exchange.release);
+    } catch (err) {
+      this.failed(exchange, err);
+    }
+  }
+
+  /** A failure on the way: an EdgeError is its own answer; anything else is a 500, as Nest's filter answered it. */
+  private failed(exchange: Exchange, err: unknown): void {
+    const { res, requestId, startedAt } = exchange;
+    if (err instanceof EdgeError) return this.send(res, requestId, startedAt, edgeErrorAnswer(err));
+    this.unhandled.error(err);
+    if (!res.headersSent) this.send(res, requestId, startedAt, { status: 500, body: INTERNAL_ERROR_BODY });
+  }
+
+  private freeBody(exchange: Exchange): void {
+    this.deps.budget.release(exchange.reserved);
+    exchange.reserved = 0;
+  }
+
   /**
-   * The body as text once it has all arrived; a refusal when its type is not one the endpoint
-   * reads or it is too large; null when the client went away first (nobody is left to answer).
+   * Hands `done` the body as text once it has all arrived; a refusal when its type is not one the
+   * endpoint reads or it is too large; null when the client went away first (nobody is left to
+   * answer). A callback rather than a promise: see `serve`. The request's stream events come
+   * outside the request's context, so `done` is called back inside it (`context`).
    */
-  private readBody(req: IncomingMessage): Promise<Body> {
+  private readBody(req: IncomingMessage, context: RequestContext, done: (body: Body) => void): void {
     const { headers } = req;
     const kind = bodyKindOf(headers['content-type'], headers['content-length'], headers['transfer-encoding']);
-    if (kind === 'unsupported') return Promise.resolve({ status: 415, body: UNSUPPORTED_MEDIA_TYPE_BODY });
-    if (kind === 'empty') return Promise.resolve('');
+    if (kind === 'unsupported') return done({ status: 415, body: UNSUPPORTED_MEDIA_TYPE_BODY });
+    if (kind === 'empty') return done('');
     const limit = this.deps.bodyLimitBytes;
     const announced = Number(headers['content-length']);
-    if (announced > limit) return Promise.resolve({ status: 413, body: BODY_TOO_LARGE_BODY });
-    if (req.destroyed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
-      let received = 0;
-      const done = (body: Body) => {
-        req.removeListener('data', onData);
-        req.removeListener('end', onEnd);
-        req.removeListener('error', onError);
-        resolve(body);
-      };
-      const onData = (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > limit) return done({ status: 413, body: BODY_TOO_LARGE_BODY });
-        chunks.push(chunk);
-      };
-      const onEnd = () => {
-        if (!Number.isNaN(announced) && received !== announced) return done({ status: 400, body: LENGTH_MISMATCH_BODY });
-        done(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
-      };
-      const onError = (err: Error) => {
-        if (errnoCode(err) === 'ECONNRESET' && err.message === 'aborted') return done(null);
-        done({ status: 400, body: JSON.stringify({ statusCode: 400, message: err.message }) });
-      };
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onError);
-    });
+    if (announced > limit) return done({ status: 413, body: BODY_TOO_LARGE_BODY });
+    if (req.destroyed) return done(null);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (body: Body) => {
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      requestContext.run(context, done, body);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) return finish({ status: 413, body: BODY_TOO_LARGE_BODY });
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      if (!Number.isNaN(announced) && received !== announced) return finish({ status: 400, body: LENGTH_MISMATCH_BODY });
+      finish(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
+    };
+    const onError = (err: Error) => {
+      if (errnoCode(err) === 'ECONNRESET' && err.message === 'aborted') return finish(null);
+      finish({ status: 400, body: JSON.stringify({ statusCode: 400, message: err.message }) });
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
   }
 
   /**

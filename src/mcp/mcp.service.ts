@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { AuthService } from '../auth/auth.service';
+import type { AuthResult } from '../auth/auth.types';
 import { refusalBody } from '../auth/domain/bearer';
 import type { Principal } from '../common/principal';
 import { currentRequestId, currentTraceparent, noteProtocolVersion } from '../common/request-context';
@@ -68,9 +69,10 @@ export class McpService {
 
   /**
    * Checks the edge (Host, Origin), then who is calling (architecture §10): from the request's head
-   * alone, so POST /mcp (mcp-post.ts) can refuse before a byte of the body is read.
+   * alone, so POST /mcp (mcp-post.ts) can refuse before a byte of the body is read. Decided at once
+   * unless a credential must be verified asynchronously (a JWT): a promise only then.
    */
-  async admit(head: McpRequestHead): Promise<Admission> {
+  admit(head: McpRequestHead): Admission | Promise<Admission> {
     const { host, origin } = head.headers;
     try {
       guardRequest(
@@ -81,38 +83,51 @@ export class McpService {
       if (err instanceof EdgeError) return { ok: false, answer: edgeErrorAnswer(err) };
       throw err;
     }
-    const caller = await this.auth.authenticate({ headers: head.headers, rawHeaders: head.rawHeaders, url: head.url });
+    const caller = this.auth.authenticate({ headers: head.headers, rawHeaders: head.rawHeaders, url: head.url });
+    return caller instanceof Promise ? caller.then((result) => this.admission(result)) : this.admission(caller);
+  }
+
+  /** Who may go on; a refused credential is audited and answered with its challenge. */
+  private admission(caller: AuthResult): Admission {
     if (caller.ok) return caller;
     this.audit.recordAuthFailure({ reason: caller.reason, httpStatus: caller.status, correlationId: currentRequestId(), traceparent: currentTraceparent() });
     return { ok: false, answer: { status: caller.status, headers: { 'www-authenticate': caller.wwwAuthenticate }, body: refusalBody(caller) } };
   }
 
-  /** Answers one POSTed body; admits the caller first unless POST /mcp already did. */
-  async handlePost(request: McpHttpRequest): Promise<HttpAnswer> {
-    let principal = request.principal;
-    if (principal === undefined) {
-      const admission = await this.admit(request);
-      if (!admission.ok) return admission.answer;
-      principal = admission.principal;
+  /**
+   * Answers one POSTed body; admits the caller first unless POST /mcp already did. Not async (a
+   * promise and its turns less on every call); whatever goes wrong comes back as a rejection.
+   */
+  handlePost(request: McpHttpRequest): Promise<HttpAnswer> {
+    try {
+      if (request.principal !== undefined) return this.answer(request, request.principal);
+      const admission = this.admit(request);
+      if (admission instanceof Promise) return admission.then((admitted) => (admitted.ok ? this.answer(request, admitted.principal) : admitted.answer));
+      return admission.ok ? this.answer(request, admission.principal) : Promise.resolve(admission.answer);
+    } catch (err) {
+      return Promise.reject(err);
     }
+  }
+
+  private answer(request: McpHttpRequest, principal: Principal): Promise<HttpAnswer> {
     const incoming = parseIncoming(request.body);
     switch (incoming.kind) {
       case 'invalid':
-        return { status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) };
+        return Promise.resolve({ status: 400, body: errorMessage(incoming.id, incoming.code, incoming.message) });
       case 'notification': {
         this.requests.inc(versionLabelIndex(claimedVersion(request.headers, incoming.method, undefined)), methodLabelIndex(incoming.method));
         const problem = notificationVersionProblem(request.headers);
-        return problem === undefined ? { status: 202 } : refused(null, problem);
+        return Promise.resolve(problem === undefined ? { status: 202 } : refused(null, problem));
       }
       case 'response':
-        return { status: 202 };
+        return Promise.resolve({ status: 202 });
       case 'request': {
         const { id, method, params } = incoming;
         const claimed = claimedVersion(request.headers, method, params);
         // Counted before the era checks, so refusals show under the version they claimed.
         this.requests.inc(versionLabelIndex(claimed), methodLabelIndex(method));
         const era = selectEra(request.headers, method, params);
-        if (era.era === 'refused') return refused(id, era);
+        if (era.era === 'refused') return Promise.resolve(refused(id, era));
         // Past selectEra a claimed version is a listed one. Only a tool call's work reads it (its
         // audit line), so other methods skip the context lookup.
         if (method === 'tools/call' && typeof claimed === 'string') noteProtocolVersion(claimed);

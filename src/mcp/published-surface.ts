@@ -103,52 +103,55 @@ export class PublishedSurface {
     const args = params.arguments ?? {};
     if (typeof name !== 'string') return Promise.resolve({ ok: false, message: 'Invalid params: `name` must be a string' });
     if (!isJsonObject(args)) return Promise.resolve({ ok: false, message: 'Invalid params: `arguments` must be an object' });
-    // Not async: one `then` on the tool's own promise, on every tools/call.
-    return this.run(name, args, principal).then(resultOutcome);
+    return this.run(name, args, principal);
   }
 
   /**
    * The tool's whole result as JSON text. `isError` is true only when nothing was dispatched (a
    * refusal) or the single call failed; a dispatched batch is the tool working, whatever its
-   * entries did (architecture §5).
+   * entries did (architecture §5). Not async: each tool's outcome is one `then` on its own promise
+   * (on every tools/call, a promise and its turns less).
    */
-  private async run(name: string, args: JsonObject, principal: Principal): Promise<string> {
+  private run(name: string, args: JsonObject, principal: Principal): Promise<ToolCallOutcome> {
     switch (name) {
-      case FIND_TOOL: {
-        if (!this.servesMeta(principal)) return this.unknownTool();
-        const input = checkFindToolInput(args);
-        if (!input.ok) return this.toolError(refusalResult(refusal('invalid_arguments', input.message)));
-        const query = input.query;
-        const outcome = await this.tracing.inSpan(
-          () => findToolSpan(query.topK),
-          async (span) => {
-            const found = await this.finder.find(query, principal);
-            span.setAttributes({ [ATTR.hits]: found.ok ? found.answer.hits.length : 0 });
-            return found;
-          },
+      case FIND_TOOL:
+        return this.findTool(args, principal).then(resultOutcome);
+      case INVOKE_READ_TOOL:
+        return this.batch.read(args, principal).then((single) => resultOutcome(single.answer.status === 'ok' ? single.wire : this.toolError(single.wire)));
+      case INVOKE_READ_TOOL_BATCH:
+        if (!this.servesMeta(principal)) return Promise.resolve(resultOutcome(this.unknownTool()));
+        return this.batch
+          .readBatch(args, principal)
+          .then((outcome) =>
+            resultOutcome(outcome.kind === 'rejected' ? this.toolError(refusalResult(refusal(outcome.code, outcome.message))) : outcome.batch.wire),
+          );
+      case INVOKE_TOOL:
+        if (!this.writes.enabled || !this.servesMeta(principal)) return Promise.resolve(resultOutcome(this.unknownTool()));
+        return this.writer.write(args, principal).then((single) =>
+          // A confirmation request is a question, not a failure (architecture §13).
+          resultOutcome(single.answer.status === 'ok' || single.answer.status === 'confirmation_required' ? single.wire : this.toolError(single.wire)),
         );
-        return outcome.ok ? findToolResult(outcome.answer) : this.toolError(refusalResult(refusal('invalid_arguments', outcome.message)));
-      }
-      case INVOKE_READ_TOOL: {
-        const single = await this.batch.read(args, principal);
-        return single.answer.status === 'ok' ? single.wire : this.toolError(single.wire);
-      }
-      case INVOKE_READ_TOOL_BATCH: {
-        if (!this.servesMeta(principal)) return this.unknownTool();
-        const outcome = await this.batch.readBatch(args, principal);
-        return outcome.kind === 'rejected' ? this.toolError(refusalResult(refusal(outcome.code, outcome.message))) : outcome.batch.wire;
-      }
-      case INVOKE_TOOL: {
-        if (!this.writes.enabled || !this.servesMeta(principal)) return this.unknownTool();
-        const single = await this.writer.write(args, principal);
-        // A confirmation request is a question, not a failure (architecture §13).
-        return single.answer.status === 'ok' || single.answer.status === 'confirmation_required' ? single.wire : this.toolError(single.wire);
-      }
       default: {
         const route = this.direct.route(name, principal);
-        return route === undefined ? this.unknownTool() : this.runDirect(name, route, args, principal);
+        return route === undefined ? Promise.resolve(resultOutcome(this.unknownTool())) : this.runDirect(name, route, args, principal).then(resultOutcome);
       }
     }
+  }
+
+  private async findTool(args: JsonObject, principal: Principal): Promise<string> {
+    if (!this.servesMeta(principal)) return this.unknownTool();
+    const input = checkFindToolInput(args);
+    if (!input.ok) return this.toolError(refusalResult(refusal('invalid_arguments', input.message)));
+    const query = input.query;
+    const outcome = await this.tracing.inSpan(
+      () => findToolSpan(query.topK),
+      async (span) => {
+        const found = await this.finder.find(query, principal);
+        span.setAttributes({ [ATTR.hits]: found.ok ? found.answer.hits.length : 0 });
+        return found;
+      },
+    );
+    return outcome.ok ? findToolResult(outcome.answer) : this.toolError(refusalResult(refusal('invalid_arguments', outcome.message)));
   }
 
   /**

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { ToolResultLike } from './bounding';
 import type { ReadAnswer } from './read-answer';
 import { itemFootprint, itemShape } from './batch-response';
-import { boundAnswer, type AnswerShape, type Bounded, type CursorIssuer } from './bound-answer';
+import { boundAnswer, reservedTailBytes, type AnswerShape, type Bounded, type CursorIssuer } from './bound-answer';
 import { modelBlocks } from './model-content';
 import { SINGLE_SHAPE, singleWire } from './single-answer';
 
@@ -34,6 +34,45 @@ function wireBytes(shapeName: string, bounded: Bounded): number {
   return itemFootprint({ ...item, ...bounded.value }, bounded.json);
 }
 
+/** The envelope of an answer without its result, as JSON: what `Bounded.headJson` must be. */
+function headJsonOf(shape: AnswerShape, answer: ReadAnswer): string {
+  const { result: _result, ...head } = shape.envelope(answer) as Record<string, unknown>;
+  return JSON.stringify(head);
+}
+
+test("the reserved cut's bytes are those of the fields it reserves room for, hint or none", () => {
+  for (const [maxBytes, maxItems] of [
+    [0, 0],
+    [4096, 200],
+    [300_000, 1],
+    [123_456_789, 99_999],
+  ]) {
+    for (const resumeHint of [undefined, 'call "it" again ✓']) {
+      const fields = {
+        truncated: true,
+        bounds: { reason: 'bytes', item_limit: maxItems, byte_limit: maxBytes, resumable: true },
+        next_cursor: '',
+        cursor_expires_in_seconds: 0,
+        ...(resumeHint === undefined ? {} : { resume: resumeHint }),
+      };
+      assert.equal(reservedTailBytes({ maxBytes, maxItems }, resumeHint), Buffer.byteLength(`,${JSON.stringify(fields).slice(1)}`));
+    }
+  }
+});
+
+test("the single call's wire is the same whether or not bounding handed on its head's JSON", () => {
+  for (const [resultName, result] of Object.entries(results)) {
+    for (const maxBytes of [4096, 200_000]) {
+      for (const cursors of [issuer, { ...issuer, resumeHint: 'resume "here"' }, undefined]) {
+        const bounded = boundAnswer({ base: { tool: 'read "it"', server: 'files', status: 'ok' }, result }, { maxBytes, maxItems: 50 }, SINGLE_SHAPE, cursors);
+        assert.ok(bounded, resultName);
+        const { headJson: _headJson, ...without } = bounded;
+        assert.equal(singleWire(bounded), singleWire(without), `${resultName} ${maxBytes}`);
+      }
+    }
+  }
+});
+
 test("an answer comes with its envelope's JSON, and all it sends is within the budget", () => {
   for (const [shapeName, shape] of Object.entries(shapes)) {
     for (const [resultName, result] of Object.entries(results)) {
@@ -47,6 +86,7 @@ test("an answer comes with its envelope's JSON, and all it sends is within the b
         const what = `${shapeName} ${resultName} ${budget.maxBytes}/${budget.maxItems}`;
         assert.ok(bounded, what);
         assert.equal(bounded.json, JSON.stringify(shape.envelope(bounded.value)), what);
+        assert.equal(bounded.headJson, headJsonOf(shape, bounded.value), what);
         assert.ok(wireBytes(shapeName, bounded) <= budget.maxBytes, what);
         if (bounded.value.next_cursor !== undefined) {
           const position = JSON.parse(Buffer.from(bounded.value.next_cursor.slice(3), 'base64url').toString()) as never;

@@ -27,9 +27,10 @@ export interface AnswerShape {
    * UTF-8 bytes the answer adds to the whole result beside its envelope's JSON and the blocks of
    * its result (`blocksBytes(modelBlocks(...))`): its envelope block, headers, framing. Given the
    * answer with or without `result` (the same either way). Fields a cut adds appear there as
-   * their JSON inside one JSON string (escaped once), no more.
+   * their JSON inside one JSON string (escaped once), no more. `envelopeJson`, when given, is
+   * `JSON.stringify(envelope(answer))` of an answer without `result`, for a shape that can reuse it.
    */
-  contentBytes(answer: ReadAnswer): number;
+  contentBytes(answer: ReadAnswer, envelopeJson?: string): number;
 }
 
 /**
@@ -38,6 +39,8 @@ export interface AnswerShape {
  */
 export interface Bounded extends Serialized<ReadAnswer> {
   blockJsons: readonly string[];
+  /** The JSON of the answer's envelope without `result` (the fields before it, then a cut's), when at hand. */
+  headJson?: string;
 }
 
 /** Issues a signed cursor for a position of this page's call; the TTL is what the answer reports. */
@@ -72,9 +75,9 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
   // with room for the widest cut's fields.
   const frameBytes =
     utf8Bytes(open) +
-    utf8Bytes(tailOf(cutFields(budget, 'bytes', '', 0, cursors?.resumeHint))) +
+    reservedTailBytes(budget, cursors?.resumeHint) +
     CURSOR_RESERVE_CHARS +
-    shape.contentBytes(base) +
+    shape.contentBytes(base, head) +
     CUT_CONTENT_RESERVE_BYTES +
     resumeContentBytes(cursors?.resumeHint);
   let measured: { candidate: ToolResultLike; json: string; blockJsons: string[]; size: number } | undefined;
@@ -89,7 +92,13 @@ export function boundAnswer(page: Page, budget: Budget, shape: AnswerShape, curs
   const serialize = (answer: ReadAnswer, tail: string): Bounded => {
     const reuse = measured !== undefined && measured.candidate === answer.result ? measured : undefined;
     const resultJson = reuse ? reuse.json : JSON.stringify(answer.result);
-    return { value: answer, json: `${open}${resultJson}${tail}`, blockJsons: reuse ? reuse.blockJsons : blockJsonsOf(answer.result, base.server) };
+    return {
+      value: answer,
+      json: `${open}${resultJson}${tail}`,
+      blockJsons: reuse ? reuse.blockJsons : blockJsonsOf(answer.result, base.server),
+      // The envelope's fields, then a cut's: the same text as `open`'s, closed by the tail.
+      headJson: tail === '}' ? head : head === '{}' ? `{${tail.slice(1)}` : `${head.slice(0, -1)}${tail}`,
+    };
   };
   let maxBytes = budget.maxBytes;
   for (let attempt = 0; attempt < 4; attempt++) {
@@ -133,6 +142,16 @@ function cutFields(budget: Budget, reason: Bounds['reason'], cursor: string | un
   return resumeHint === undefined ? fields : { ...fields, resume: resumeHint };
 }
 
+/**
+ * UTF-8 bytes of `tailOf(cutFields(budget, 'bytes', '', 0, resumeHint))`, the reserved cut's fields
+ * a page is sized with, worked out without building them: every answer is sized so, and all but
+ * the two limits and the hint is the same text each time.
+ */
+export function reservedTailBytes(budget: Budget, resumeHint: string | undefined): number {
+  const hint = resumeHint === undefined ? 0 : utf8Bytes(`,"resume":${JSON.stringify(resumeHint)}`);
+  return RESERVED_TAIL_FIXED_BYTES + JSON.stringify(budget.maxItems).length + JSON.stringify(budget.maxBytes).length + hint;
+}
+
 /** What a `resume` hint adds to the content side, escaped once as the cut's other fields (CUT_CONTENT_RESERVE_BYTES). */
 function resumeContentBytes(resumeHint: string | undefined): number {
   return resumeHint === undefined ? 0 : escapedBytes(`,"resume":${JSON.stringify(resumeHint)}`);
@@ -142,6 +161,9 @@ function resumeContentBytes(resumeHint: string | undefined): number {
 function tailOf(fields: CutFields): string {
   return `,${JSON.stringify(fields).slice(1)}`;
 }
+
+/** The reserved cut's fields with both limits 0 (one character each), less those two characters. */
+const RESERVED_TAIL_FIXED_BYTES = utf8Bytes(tailOf(cutFields({ maxBytes: 0, maxItems: 0 }, 'bytes', '', 0, undefined))) - 2;
 
 /**
  * The most a cut's fields add to the content side (see AnswerShape.contentBytes): the widest cut,

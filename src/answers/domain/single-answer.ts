@@ -26,12 +26,20 @@ function singleEnvelope(answer: ReadAnswer): { ok: boolean } & ReadAnswer {
  */
 export const SINGLE_SHAPE: AnswerShape = {
   envelope: singleEnvelope,
-  contentBytes: (answer) => RESULT_FRAME_BYTES + utf8Bytes(JSON.stringify(headBlock(answer))),
+  // An answer without `result`: its envelope's JSON is the head block's text as it is.
+  contentBytes: (answer, envelopeJson) =>
+    RESULT_FRAME_BYTES + utf8Bytes(envelopeJson !== undefined && answer.result === undefined ? headBlockJson(envelopeJson) : headBlockJsonOf(answer)),
 };
 
-function headBlock(answer: ReadAnswer) {
+/** The head block's JSON: the envelope's fields but `result`, as compact JSON in a text block. */
+function headBlockJsonOf(answer: ReadAnswer): string {
   const { result: _result, ...head } = singleEnvelope(answer);
-  return textBlock(JSON.stringify(head));
+  return headBlockJson(JSON.stringify(head));
+}
+
+/** `JSON.stringify(textBlock(text))`, with the text escaped once. */
+function headBlockJson(text: string): string {
+  return `{"type":"text","text":${JSON.stringify(text)}}`;
 }
 
 /** A failed single call's answer: `error` as `{code, message}`. */
@@ -46,7 +54,8 @@ export function singleFailure(answer: ReadAnswer, code: RouterErrorCode): Serial
  * JSON of its envelope and of its blocks, as bounding measured them, reused as is.
  */
 export function singleWire(answer: Bounded): string {
-  return resultJson([JSON.stringify(headBlock(answer.value)), ...answer.blockJsons], answer.json, false);
+  const head = answer.headJson !== undefined ? headBlockJson(answer.headJson) : headBlockJsonOf(answer.value);
+  return resultJson([head, ...answer.blockJsons], answer.json, false);
 }
 
 /**
