@@ -11,6 +11,12 @@ export interface RequestContext {
    * (absent for a 2025 client that sent no `MCP-Protocol-Version`); the audit line carries it.
    */
   protocolVersion?: string;
+  /**
+   * The span the work runs in, with tracing on (src/tracing keeps it here, so the one store the
+   * request already has carries it, and no second store is copied into every promise). A span is
+   * entered by running its work in a copy of this context, never by changing this field.
+   */
+  readonly span?: object;
 }
 
 /** The header a correlation id arrives in and is echoed back in. */
