@@ -49,7 +49,11 @@ export function currentTraceparent(): string | undefined {
   return requestContext.getStore()?.traceparent;
 }
 
-/** Notes the protocol version of the request being served, for what it sets off (the audit line). */
+/**
+ * Notes the protocol version of the request being served, for what it sets off (the audit line).
+ * Called before the request's first span: a span's work runs in a copy of the context taken when
+ * the span started.
+ */
 export function noteProtocolVersion(version: string): void {
   const context = requestContext.getStore();
   if (context !== undefined) context.protocolVersion = version;
