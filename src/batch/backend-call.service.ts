@@ -5,7 +5,7 @@ import type { OfferingRequest } from '../backends/channels/backend-channel';
 import type { BackendToolResult, CallTrace } from '../backends/backends.types';
 import { ConfigService } from '../config/config.service';
 import type { BackendConfig } from '../config/config.types';
-import { ATTR, backendCallSpan, INPUT_REQUIRED_EVENT, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
+import { ATTR, backendAddress, backendCallSpan, INPUT_REQUIRED_EVENT, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
 import { TRACING, type Tracing } from '../tracing/tracing';
 import { RouterError, type RouterErrorCode } from '../common/router-error';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
@@ -223,7 +223,10 @@ function thrownOutcome(err: unknown): { outcome: { kind: 'failed'; error: Router
 
 function addressesOf(backends: readonly BackendConfig[]): ReadonlyMap<string, BackendAddress> {
   return new Map(
-    backends.map((b): [string, BackendAddress] => [b.name, b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }]),
+    backends.map((b): [string, BackendAddress] => [
+      b.name,
+      backendAddress(b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }),
+    ]),
   );
 }
 

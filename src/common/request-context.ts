@@ -11,6 +11,12 @@ export interface RequestContext {
    * (absent for a 2025 client that sent no `MCP-Protocol-Version`); the audit line carries it.
    */
   protocolVersion?: string;
+  /**
+   * The span the work runs in, with tracing on (src/tracing keeps it here, so the one store the
+   * request already has carries it, and no second store is copied into every promise). A span is
+   * entered by running its work in a copy of this context, never by changing this field.
+   */
+  readonly span?: object;
 }
 
 /** The header a correlation id arrives in and is echoed back in. */
@@ -43,7 +49,11 @@ export function currentTraceparent(): string | undefined {
   return requestContext.getStore()?.traceparent;
 }
 
-/** Notes the protocol version of the request being served, for what it sets off (the audit line). */
+/**
+ * Notes the protocol version of the request being served, for what it sets off (the audit line).
+ * Called before the request's first span: a span's work runs in a copy of the context taken when
+ * the span started.
+ */
 export function noteProtocolVersion(version: string): void {
   const context = requestContext.getStore();
   if (context !== undefined) context.protocolVersion = version;

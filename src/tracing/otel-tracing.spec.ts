@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { defaultTextMapSetter, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { requestContext } from '../common/request-context';
 import { OtelTracing } from './otel-tracing';
+import type { TraceCarrier } from './tracing';
 
 const exporter = new InMemorySpanExporter();
 const tracing = new OtelTracing({ endpoint: 'http://127.0.0.1:1/v1/traces', protocol: 'http/protobuf', serviceName: 'under-test' }, exporter);
@@ -20,22 +24,28 @@ test('a span with a remote parent continues the caller trace; its children and t
   exporter.reset();
   let hop: { traceparent?: string; tracestate?: string } = {};
   let ids: { traceId: string; spanId: string } | undefined;
-  await tracing.inSpan(
-    () => ({
-      name: 'tools/call invoke_read_tool',
-      kind: 'server',
-      attributes: { 'mcp.method.name': 'tools/call' },
-      parent: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'v=1' },
-    }),
-    () =>
-      tracing.inSpan(
-        () => ({ name: 'tools/call echo', kind: 'client', attributes: {} }),
-        (span) => {
-          hop = span.carrier();
-          ids = tracing.currentIds();
-          return Promise.resolve();
-        },
-      ),
+  let inRequest: { traceId: string; spanId: string } | undefined;
+  // As the router runs every span: inside the context of the request being served.
+  await requestContext.run({ requestId: 'r1' }, () =>
+    tracing
+      .inSpan(
+        () => ({
+          name: 'tools/call invoke_read_tool',
+          kind: 'server',
+          attributes: { 'mcp.method.name': 'tools/call' },
+          parent: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'v=1' },
+        }),
+        () =>
+          tracing.inSpan(
+            () => ({ name: 'tools/call echo', kind: 'client', attributes: {} }),
+            (span) => {
+              hop = span.carrier();
+              ids = tracing.currentIds();
+              return Promise.resolve();
+            },
+          ),
+      )
+      .then(() => (inRequest = tracing.currentIds())),
   );
   const [client, server] = await finished();
   assert.equal(server.spanContext().traceId, CALLER_TRACE);
@@ -44,7 +54,62 @@ test('a span with a remote parent continues the caller trace; its children and t
   assert.equal(client.parentSpanContext?.spanId, server.spanContext().spanId);
   assert.deepEqual(ids, { traceId: CALLER_TRACE, spanId: client.spanContext().spanId });
   assert.deepEqual(hop, { traceparent: `00-${CALLER_TRACE}-${client.spanContext().spanId}-01`, tracestate: 'v=1' });
+  assert.equal(inRequest, undefined, 'in the request, after its span ended');
   assert.equal(tracing.currentIds(), undefined, 'outside every span');
+});
+
+test('the span being run is the one the work is inside, also when spans of one request overlap', async () => {
+  exporter.reset();
+  const seen: Record<string, string | undefined> = {};
+  await requestContext.run({ requestId: 'r2' }, () =>
+    tracing.inSpan(
+      () => ({ name: 'batch', kind: 'internal', attributes: {} }),
+      () =>
+        Promise.all(
+          ['a', 'b'].map((name) =>
+            tracing.inSpan(
+              () => ({ name, kind: 'internal', attributes: {} }),
+              async () => {
+                await new Promise((resolve) => setImmediate(resolve));
+                seen[name] = tracing.currentIds()?.spanId;
+              },
+            ),
+          ),
+        ),
+    ),
+  );
+  const spans = await finished();
+  const byName = Object.fromEntries(spans.map((s) => [s.name, s]));
+  assert.equal(seen.a, byName.a.spanContext().spanId);
+  assert.equal(seen.b, byName.b.spanContext().spanId);
+  assert.equal(byName.a.parentSpanContext?.spanId, byName.batch.spanContext().spanId);
+  assert.equal(byName.b.parentSpanContext?.spanId, byName.batch.spanContext().spanId);
+});
+
+test('the next hop is told of a span exactly as the W3C propagator writes it, sampled or not', async () => {
+  exporter.reset();
+  const parents = [{ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'v=1,w=2' }, {}, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` }];
+  const hops: TraceCarrier[] = [];
+  for (const parent of parents) {
+    hops.push(
+      await tracing.inSpan(
+        () => ({ name: 'tools/call echo', kind: 'client', attributes: { 'gen_ai.tool.name': 'echo' }, parent }),
+        (span) => Promise.resolve(span.carrier()),
+      ),
+    );
+  }
+  // The caller's unsampled trace is not recorded (the default sampler follows the parent) and goes on unsampled.
+  const recorded = await finished();
+  assert.equal(recorded.length, 2);
+  const propagator = new W3CTraceContextPropagator();
+  recorded.forEach((span, i) => {
+    const written = {};
+    propagator.inject(trace.setSpanContext(ROOT_CONTEXT, span.spanContext()), written, defaultTextMapSetter);
+    assert.deepEqual(hops[i], written);
+  });
+  assert.equal(hops[0].tracestate, 'v=1,w=2');
+  assert.match(hops[2].traceparent ?? '', new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-00$`));
+  assert.equal(hops[2].tracestate, undefined);
 });
 
 test('a malformed traceparent starts a new trace; a differing HTTP context is a link', async () => {

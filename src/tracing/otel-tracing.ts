@@ -2,23 +2,24 @@ import { Logger } from '@nestjs/common';
 import {
   type Context,
   defaultTextMapGetter,
-  defaultTextMapSetter,
   diag,
   DiagLogLevel,
+  INVALID_TRACEID,
   type Link,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { type RequestContext, requestContext } from '../common/request-context';
 import type { TracingConfig } from '../config/config.types';
 import { exportProblem } from './domain/export-problems';
 import { ATTR } from './domain/spans';
@@ -32,8 +33,9 @@ const INSTRUMENTATION = 'centralmcp-router';
  * reads from `OTEL_TRACES_SAMPLER*` and `OTEL_BSP_*`, an OTLP/HTTP exporter (protobuf or JSON)
  * that reads its headers, timeout and TLS files from `OTEL_EXPORTER_OTLP_*`, and W3C Trace Context.
  *
- * Nothing is registered globally: the context of the current span lives in this instance's own
- * async-local store and spans are started from this provider's tracer, so nothing else in the
+ * Nothing is registered globally: the span being run lives in the request's own context (the
+ * `span` of `RequestContext`, so no second async-local store is copied into every promise the
+ * router creates) and spans are started from this provider's tracer, so nothing else in the
  * process (another library calling the OpenTelemetry API) is changed by turning tracing on. Only
  * the SDK's diagnostics, which the exporter reports its failures to, go to the router's log, each
  * kind of problem once (`trace export problem`).
@@ -42,7 +44,6 @@ export class OtelTracing implements Tracing {
   readonly enabled = true;
   private readonly provider: NodeTracerProvider;
   private readonly tracer: Tracer;
-  private readonly contexts = new AsyncLocalStorageContextManager();
   private readonly propagator = new W3CTraceContextPropagator();
 
   /** `exporter` replaces the OTLP exporter the config names (tests keep spans in memory). */
@@ -74,37 +75,33 @@ export class OtelTracing implements Tracing {
       .merge(detectResources({ detectors: [envDetector] }));
     this.provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
     this.tracer = this.provider.getTracer(INSTRUMENTATION);
-    this.contexts.enable();
   }
 
   inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>): Promise<T> {
     const s = start();
-    const parent = s.parent !== undefined ? this.extract(s.parent) : this.contexts.active();
-    const links = s.link !== undefined ? this.linkTo(s.link) : undefined;
-    const span = this.tracer.startSpan(s.name, { kind: KINDS[s.kind], attributes: s.attributes, ...(links ? { links } : {}) }, parent);
-    const handle = new OtelSpan(span, this.propagator);
-    const run = async () => {
-      try {
-        return await fn(handle);
-      } catch (err) {
-        // Unless the code said why: a bug of the router's, named by its class (its message may hold anything).
-        if (!handle.failed) handle.fail(err instanceof Error ? err.name : 'error');
-        throw err;
-      } finally {
-        span.end();
-      }
-    };
-    return s.leaf === true ? run() : this.contexts.with(trace.setSpan(parent, span), run);
+    const store = requestContext.getStore();
+    const parent = s.parent !== undefined ? this.remoteParent(s.parent) : (spanOf(store)?.asParent() ?? ROOT_CONTEXT);
+    const span = this.tracer.startSpan(s.name, s.link !== undefined ? { kind: KINDS[s.kind], links: this.linkTo(s.link) } : { kind: KINDS[s.kind] }, parent);
+    // Set on the span rather than passed to startSpan, which copies them twice for the sampler
+    // (no sampler the OTEL_TRACES_SAMPLER variable names reads them); a span the sampler dropped
+    // records nothing, so its attributes are not even copied.
+    if (span.isRecording()) span.setAttributes(s.attributes);
+    const handle = new OtelSpan(span);
+    // Entered (the current span of the work inside it) by running that work in a copy of the
+    // request's context; a leaf (or work outside any request) runs in its parent's context.
+    if (s.leaf === true || store === undefined) return handle.run(fn);
+    return requestContext.run({ ...store, span: handle }, runSpan, handle, fn);
   }
 
   current(): TraceSpan {
-    const span = trace.getSpan(this.contexts.active());
-    return span === undefined ? NO_OTEL_SPAN : new OtelSpan(span, this.propagator);
+    return spanOf(requestContext.getStore()) ?? NO_OTEL_SPAN;
   }
 
   currentIds(): TraceIds | undefined {
-    const context = trace.getSpanContext(this.contexts.active());
-    return context === undefined ? undefined : { traceId: context.traceId, spanId: context.spanId };
+    const running = spanOf(requestContext.getStore());
+    if (running === undefined) return undefined;
+    const { traceId, spanId } = running.span.spanContext();
+    return { traceId, spanId };
   }
 
   /** Hands every ended span to the exporter now (shutdown does it too). */
@@ -114,30 +111,56 @@ export class OtelTracing implements Tracing {
 
   async shutdown(): Promise<void> {
     await this.provider.shutdown();
-    this.contexts.disable();
     diag.disable();
   }
 
   /** The caller's context; an invalid or absent `traceparent` gives the root, so a new trace starts. */
-  private extract(carrier: TraceCarrier): Context {
-    return this.propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+  private remoteParent(carrier: TraceCarrier): Context {
+    return carrier.traceparent === undefined ? ROOT_CONTEXT : this.propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
   }
 
   private linkTo(carrier: TraceCarrier): Link[] | undefined {
-    const context = trace.getSpanContext(this.extract(carrier));
+    const context = trace.getSpanContext(this.remoteParent(carrier));
     return context === undefined ? undefined : [{ context }];
   }
+}
+
+/** The span being run in a request's context, if any. */
+function spanOf(store: RequestContext | undefined): OtelSpan | undefined {
+  const span = store?.span;
+  return span instanceof OtelSpan ? span : undefined;
+}
+
+/** `fn` inside `handle` (a function of its own so that entering a span creates no closure). */
+function runSpan<T>(handle: OtelSpan, fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+  return handle.run(fn);
 }
 
 /** A running span of the SDK's, as the router's code uses it. */
 class OtelSpan implements TraceSpan {
   /** Whether `fail` was called. */
-  failed = false;
+  private failed = false;
+  /** This span as the parent of the spans started inside it, made once the first one starts. */
+  private context: Context | undefined;
 
-  constructor(
-    private readonly span: Span,
-    private readonly propagator: W3CTraceContextPropagator,
-  ) {}
+  constructor(readonly span: Span) {}
+
+  /** Runs `fn` in this span and ends the span when `fn` settles. */
+  async run<T>(fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this);
+    } catch (err) {
+      // Unless the code said why: a bug of the router's, named by its class (its message may hold anything).
+      if (!this.failed) this.fail(err instanceof Error ? err.name : 'error');
+      throw err;
+    } finally {
+      this.span.end();
+    }
+  }
+
+  asParent(): Context {
+    return (this.context ??= trace.setSpan(ROOT_CONTEXT, this.span));
+  }
 
   setAttributes(attributes: SpanAttributes): void {
     this.span.setAttributes(attributes);
@@ -153,10 +176,13 @@ class OtelSpan implements TraceSpan {
     this.span.setStatus({ code: SpanStatusCode.ERROR });
   }
 
+  /** W3C Trace Context (level 1) written as the propagator writes it, without a context object to carry it there. */
   carrier(): TraceCarrier {
-    const carrier: TraceCarrier = {};
-    this.propagator.inject(trace.setSpan(ROOT_CONTEXT, this.span), carrier, defaultTextMapSetter);
-    return carrier;
+    const { traceId, spanId, traceFlags, traceState } = this.span.spanContext();
+    // A span of the SDK's has valid ids; the invalid ones are those of a suppressed trace.
+    if (traceId === INVALID_TRACEID) return {};
+    const traceparent = `00-${traceId}-${spanId}-${(traceFlags & TraceFlags.SAMPLED) !== 0 ? '01' : '00'}`;
+    return traceState === undefined ? { traceparent } : { traceparent, tracestate: traceState.serialize() };
   }
 }
 

@@ -49,7 +49,11 @@ export interface TraceIds {
  */
 export interface Tracing {
   readonly enabled: boolean;
-  /** Runs `fn` inside a new span, a child of the current one (or of `start().parent`); ends it when `fn` settles. */
+  /**
+   * Runs `fn` inside a new span, a child of the current one (or of `start().parent`); ends it when
+   * `fn` settles. The span is the current one of the work inside it (its children, its log lines)
+   * within the request being served, where the router starts every span.
+   */
   inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>): Promise<T>;
   /** The span being run, or one that records nothing. */
   current(): TraceSpan;

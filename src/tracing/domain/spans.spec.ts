@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerAttributes, backendCallSpan, callOutcomeAttributes, carrierOf, requestSpan, toolCallSpan } from './spans';
+import { answerAttributes, backendAddress, backendCallSpan, callOutcomeAttributes, carrierOf, requestSpan, toolCallSpan } from './spans';
 
 const CLIENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const HTTP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -67,14 +67,14 @@ test('a tool call span says its entrypoint, then what the call resolved to and h
 });
 
 test('a backend call is a client span with the transport the MCP conventions name', () => {
-  const http = backendCallSpan('docs', 'search', { transport: 'http', url: 'https://docs.internal/mcp' });
+  const http = backendCallSpan('docs', 'search', backendAddress({ transport: 'http', url: 'https://docs.internal/mcp' }));
   assert.equal(http.name, 'tools/call search');
   assert.equal(http.kind, 'client');
   assert.equal(http.attributes['network.transport'], 'tcp');
   assert.equal(http.attributes['server.address'], 'docs.internal');
   assert.equal(http.attributes['server.port'], 443);
-  assert.equal(backendCallSpan('docs', 'search', { transport: 'http', url: 'http://127.0.0.1:9000/mcp' }).attributes['server.port'], 9000);
-  const stdio = backendCallSpan('files', 'read_file', { transport: 'stdio' });
+  assert.equal(backendCallSpan('docs', 'search', backendAddress({ transport: 'http', url: 'http://127.0.0.1:9000/mcp' })).attributes['server.port'], 9000);
+  const stdio = backendCallSpan('files', 'read_file', backendAddress({ transport: 'stdio' }));
   assert.equal(stdio.attributes['network.transport'], 'pipe');
   assert.equal(stdio.attributes['server.address'], undefined);
 });

@@ -70,17 +70,20 @@ export function requestSpan(r: RequestFacts): SpanStart {
   if (r.method === 'tools/call') attributes[ATTR.operation] = 'execute_tool';
   if (tool !== undefined) attributes[ATTR.toolName] = tool;
   const fromMeta = carrierOf(r.meta);
-  const fromHeaders = carrierOf({ traceparent: first(r.headers.traceparent), tracestate: first(r.headers.tracestate) });
-  const parent = fromMeta ?? fromHeaders ?? {};
-  const link = fromMeta !== undefined && fromHeaders !== undefined && fromHeaders.traceparent !== fromMeta.traceparent ? fromHeaders : undefined;
-  return {
+  const fromHeaders =
+    r.headers.traceparent === undefined ? undefined : carrierOf({ traceparent: first(r.headers.traceparent), tracestate: first(r.headers.tracestate) });
+  const start: SpanStart = {
     name: tool !== undefined && r.published.has(tool) ? `${r.method} ${tool}` : r.method,
     kind: 'server',
     attributes,
-    parent,
-    ...(link !== undefined ? { link } : {}),
+    parent: fromMeta ?? fromHeaders ?? NO_CARRIER,
   };
+  if (fromMeta !== undefined && fromHeaders !== undefined && fromHeaders.traceparent !== fromMeta.traceparent) start.link = fromHeaders;
+  return start;
 }
+
+/** The carrier of a request that continues no trace. */
+const NO_CARRIER: TraceCarrier = Object.freeze({});
 
 /** What the request span says of the answer: a JSON-RPC error's code, or an HTTP status other than 200. */
 export function answerAttributes(status: number, body: unknown): SpanAttributes | undefined {
@@ -91,25 +94,18 @@ export function answerAttributes(status: number, body: unknown): SpanAttributes 
 
 /** The span of one call through the dispatch seam, named by its entrypoint (the tool is known once resolved). */
 export function toolCallSpan(entrypoint: string, batchIndex?: number): SpanStart {
-  return {
-    name: entrypoint,
-    kind: 'internal',
-    attributes: {
-      [ATTR.entrypoint]: entrypoint,
-      [ATTR.operation]: 'execute_tool',
-      ...(batchIndex !== undefined ? { [ATTR.batchIndex]: batchIndex } : {}),
-    },
-  };
+  const attributes: Record<string, string | number | boolean> = { [ATTR.entrypoint]: entrypoint, [ATTR.operation]: 'execute_tool' };
+  if (batchIndex !== undefined) attributes[ATTR.batchIndex] = batchIndex;
+  return { name: entrypoint, kind: 'internal', attributes };
 }
 
 /** How a call through the seam ended: the tool and backend it resolved to, its status and, failed, its code. */
 export function callOutcomeAttributes(o: { tool: string | null; server: string | null; status: string; code?: string }): SpanAttributes {
-  return {
-    [ATTR.status]: o.status,
-    ...(o.tool !== null && o.tool.length <= MAX_NAME_CHARS ? { [ATTR.toolName]: o.tool } : {}),
-    ...(o.server !== null ? { [ATTR.backend]: o.server } : {}),
-    ...(o.code !== undefined ? { [ATTR.errorType]: o.code } : {}),
-  };
+  const attributes: Record<string, string | number | boolean> = { [ATTR.status]: o.status };
+  if (o.tool !== null && o.tool.length <= MAX_NAME_CHARS) attributes[ATTR.toolName] = o.tool;
+  if (o.server !== null) attributes[ATTR.backend] = o.server;
+  if (o.code !== undefined) attributes[ATTR.errorType] = o.code;
+  return attributes;
 }
 
 /** The span of a whole `invoke_read_tool_batch`: its entries' spans are its children. */
@@ -117,8 +113,24 @@ export function batchSpan(): SpanStart {
   return { name: 'invoke_read_tool_batch', kind: 'internal', attributes: { [ATTR.entrypoint]: 'batch' } };
 }
 
-/** Where a backend is reached, for its client spans (MCP semantic conventions, "Recording MCP transport"). */
-export type BackendAddress = { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string };
+/** Where a backend is reached, as its calls' client spans say it: worked out once per config, not per call. */
+export interface BackendAddress {
+  readonly attributes: SpanAttributes;
+}
+
+/** The transport attributes of a backend's client spans (MCP semantic conventions, "Recording MCP transport"). */
+export function backendAddress(where: { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string }): BackendAddress {
+  if (where.transport === 'stdio') return { attributes: { [ATTR.transport]: 'pipe' } };
+  const url = new URL(where.url);
+  return {
+    attributes: {
+      [ATTR.transport]: 'tcp',
+      [ATTR.protocolName]: 'http',
+      [ATTR.serverAddress]: url.hostname,
+      [ATTR.serverPort]: url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    },
+  };
+}
 
 /** The client span of one `tools/call` to a backend (MCP semantic conventions, "Client"). */
 export function backendCallSpan(backend: string, tool: string, address: BackendAddress | undefined): SpanStart {
@@ -128,14 +140,7 @@ export function backendCallSpan(backend: string, tool: string, address: BackendA
     [ATTR.toolName]: tool,
     [ATTR.backend]: backend,
   };
-  if (address?.transport === 'stdio') attributes[ATTR.transport] = 'pipe';
-  else if (address !== undefined) {
-    attributes[ATTR.transport] = 'tcp';
-    attributes[ATTR.protocolName] = 'http';
-    const url = new URL(address.url);
-    attributes[ATTR.serverAddress] = url.hostname;
-    attributes[ATTR.serverPort] = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  }
+  if (address !== undefined) Object.assign(attributes, address.attributes);
   return { name: `tools/call ${tool}`, kind: 'client', attributes, leaf: true };
 }
 
