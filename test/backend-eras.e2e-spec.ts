@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { BackendsService } from '../src/backends/backends.service';
 import { waitFor } from './support/backend-processes';
 import { freePort, httpBackend, startEverythingHttp, stopProcess } from './support/backend-servers';
 import { type ModernServer, startModernServer } from './support/modern-backend';
-import { callTool, readAsModel, startRouter, testConfig, type BatchAnswer, type RunningRouter, type ToolResult } from './support/router';
+import { callTool, readAsModel, startRouter, testConfig, type BatchAnswer, type RunningRouter, type ToolResult, backendState } from './support/router';
 
 describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   let modern: ModernServer;
@@ -20,11 +19,7 @@ describe('a 2026-07-28 backend and a 2025 backend behind one router', () => {
   let everything: ChildProcess;
   let router: RunningRouter;
   let client: Client;
-  const stateOf = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const stateOf = (name: string) => backendState(router, name);
   const ready = async () => {
     const res = await fetch(router.url.replace(/\/mcp$/, '/health/ready'));
     return { status: res.status, body: (await res.json()) as { details: Record<string, { state: string; required: boolean }> } };
@@ -179,11 +174,7 @@ describe('era set in config', () => {
   let modern: ModernServer;
   let everything: ChildProcess;
   let router: RunningRouter;
-  const stateOf = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const stateOf = (name: string) => backendState(router, name);
 
   before(async () => {
     const everythingPort = await freePort();

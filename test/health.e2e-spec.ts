@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BackendsService } from '../src/backends/backends.service';
 import { isAlive, waitFor } from './support/backend-processes';
 import { freePort, httpBackend } from './support/backend-servers';
-import { everythingBackend, filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { everythingBackend, filesBackend, memoryBackend, startRouter, tempDir, testConfig, type RunningRouter, backendState } from './support/router';
 
 /** One probe's entry in the answer: a backend's, the catalog's or the lifecycle's. */
 interface Indicator {
@@ -27,11 +26,7 @@ describe('health probes over real backends', () => {
     const res = await fetch(base + path);
     return { status: res.status, body: (await res.json()) as Health['body'] };
   };
-  const stateOf = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const stateOf = (name: string) => backendState(router, name);
 
   /** Polls /health/ready every 20 ms until it answers `status`; checks liveness on each round. */
   async function readyBecomes(status: number, ms: number): Promise<Health> {

@@ -9,7 +9,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { BackendsService } from '../src/backends/backends.service';
 import { livingInGroup, waitFor } from './support/backend-processes';
 import { stdioBackend } from './support/backend-servers';
 import {
@@ -22,6 +21,7 @@ import {
   type BatchAnswer,
   type RunningRouter,
   type ToolResult,
+  backendState,
 } from './support/router';
 
 /** The compiled 2026-07-28-only stdio server (test/fixtures/modern-stdio-server.ts). */
@@ -46,11 +46,7 @@ describe('a 2026-07-28 stdio backend and a 2025 stdio backend behind one router'
   const cancelLog = join(dir, 'cancel.log');
   let router: RunningRouter;
   let client: Client;
-  const stateOf = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const stateOf = (name: string) => backendState(router, name);
   const ready = async () => {
     const res = await fetch(router.url.replace(/\/mcp$/, '/health/ready'));
     return { status: res.status, body: (await res.json()) as { details: Record<string, { state: string }> } };
@@ -202,11 +198,7 @@ describe('era: auto against a 2025 stdio server that never answers server/discov
   const log = join(tempDir('centralmcp-stdio26-'), 'silent.log');
   let router: RunningRouter;
   let client: Client;
-  const stateOf = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const stateOf = (name: string) => backendState(router, name);
 
   before(async () => {
     writeFileSync(log, '');
@@ -234,11 +226,7 @@ describe('era: auto against a 2025 stdio server that never answers server/discov
 
 describe('stdio era set in config', () => {
   let router: RunningRouter;
-  const stateOf = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const stateOf = (name: string) => backendState(router, name);
 
   before(async () => {
     router = await startRouter(

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BackendsService } from '../src/backends/backends.service';
 import { syntheticTools } from './fixtures/synthetic-tools';
 import { waitFor } from './support/backend-processes';
 import { faultStdioBackend, RawMcpClient, readCounts } from './support/fault-backends';
-import { startRouter, tempDir, testConfig, type RunningRouter } from './support/router';
+import { startRouter, tempDir, testConfig, type RunningRouter, backendState } from './support/router';
 
 /**
  * Many callers on one stdio backend at once. The router sends the requests of one turn of its
@@ -27,11 +26,7 @@ describe('one stdio pipe, many callers at once', () => {
   let router: RunningRouter;
   let client: RawMcpClient;
 
-  const state = (name: string) =>
-    router.app
-      .get(BackendsService)
-      .states()
-      .find((s) => s.name === name)!;
+  const state = (name: string) => backendState(router, name);
 
   before(async () => {
     router = await startRouter(

@@ -68,6 +68,16 @@ export interface RunningRouter {
   close(): Promise<void>;
 }
 
+/** What the router knows of backend `name` now (its state, era, pid…), as `/health` reports it. */
+export function backendState(router: RunningRouter, name: string) {
+  const state = router.app
+    .get(BackendsService)
+    .states()
+    .find((s) => s.name === name);
+  if (state === undefined) throw new Error(`no backend named ${name}`);
+  return state;
+}
+
 /** Starts the real router on an ephemeral loopback port. */
 export async function startRouter(config: RouterConfig): Promise<RunningRouter> {
   const app = await createApp(config);
