@@ -27,8 +27,9 @@ import { traceCallOutcome } from './call-span';
 import { ATTR, batchSpan, toolCallSpan } from '../tracing/domain/spans';
 import { TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
 
-/** The span of one `invoke_read_tool`, built only when tracing is on. */
-const SINGLE_CALL_SPAN = () => toolCallSpan('invoke_read_tool');
+/** The span of every `invoke_read_tool`: one shape, built once, shared by its calls' spans. */
+const SINGLE_CALL_SPAN_SHAPE = toolCallSpan('invoke_read_tool');
+const SINGLE_CALL_SPAN = () => SINGLE_CALL_SPAN_SHAPE;
 
 /** The `response_too_large` answer of a batch entry, naming its share of the batch budget. */
 function tooLargeInBatch(page: Page, budget: Budget, shape: AnswerShape) {

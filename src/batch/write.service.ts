@@ -22,8 +22,9 @@ import { traceCallOutcome } from './call-span';
 import { toolCallSpan } from '../tracing/domain/spans';
 import { TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
 
-/** The span of one `invoke_tool`, built only when tracing is on. */
-const WRITE_SPAN = () => toolCallSpan('invoke_tool');
+/** The span of every `invoke_tool`: one shape, built once, shared by its calls' spans. */
+const WRITE_SPAN_SHAPE = toolCallSpan('invoke_tool');
+const WRITE_SPAN = () => WRITE_SPAN_SHAPE;
 
 /**
  * A write taken as far as the backend, or stopped to ask for confirmation (its answer whole then),

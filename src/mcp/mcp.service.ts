@@ -147,15 +147,17 @@ export class McpService {
   private traced(dialect: EraDialect, request: EraRequest, protocolVersion: string | undefined, headers: McpRequestHead['headers']): Promise<HttpAnswer> {
     const { id, method, params } = request;
     const start = () => requestSpan({ method, id, protocolVersion, toolName: params.name, meta: params._meta, headers, published: SPAN_TOOL_NAMES });
-    return this.tracing.inSpan(start, async (span) => {
-      const answer = await dialect.answer(request);
-      const attributes = answerAttributes(answer.status, answer.body);
-      if (attributes !== undefined) {
-        span.setAttributes(attributes);
-        if (typeof attributes['error.type'] === 'string') span.fail(attributes['error.type']);
-      }
-      return answer;
-    });
+    // One `then` on the answer, not an async function: a promise and its turns less per request.
+    return this.tracing.inSpan(start, (span) =>
+      dialect.answer(request).then((answer) => {
+        const attributes = answerAttributes(answer.status, answer.body);
+        if (attributes !== undefined) {
+          span.setAttributes(attributes);
+          if (typeof attributes['error.type'] === 'string') span.fail(attributes['error.type']);
+        }
+        return answer;
+      }),
+    );
   }
 }
 

@@ -140,9 +140,43 @@ test('a failed span says why with a closed code; a thrown error is named by its 
       () => Promise.reject(new TypeError('secret-argument-value')),
     ),
   );
-  const [a, b] = await finished();
+  // Work that throws before it returns a promise: the caller still gets a rejection, the span ends failed.
+  const thrown = tracing.inSpan(
+    () => ({ name: 'c', kind: 'internal', attributes: {} }),
+    () => {
+      throw new RangeError('secret-argument-value');
+    },
+  );
+  await assert.rejects(thrown, RangeError);
+  const [a, b, c] = await finished();
   assert.deepEqual([a.attributes['error.type'], a.status.code], ['backend_timeout', 2]);
   assert.deepEqual([b.attributes['error.type'], b.status.code], ['TypeError', 2]);
   assert.equal(b.status.message, undefined);
   assert.equal(JSON.stringify(b.events), '[]');
+  assert.deepEqual([c.name, c.attributes['error.type'], c.status.code], ['c', 'RangeError', 2]);
+});
+
+test('a span has ended by the time the code that awaits it goes on', async () => {
+  exporter.reset();
+  const order: string[] = [];
+  await requestContext.run({ requestId: 'r3' }, () =>
+    tracing.inSpan(
+      () => ({ name: 'outer', kind: 'internal', attributes: {} }),
+      async () => {
+        await tracing.inSpan(
+          () => ({ name: 'inner', kind: 'internal', attributes: {} }),
+          () => new Promise((resolve) => setImmediate(resolve)),
+        );
+        // Flushed from here, the inner span is exported: it ended before this line ran.
+        await tracing.flush();
+        order.push(...exporter.getFinishedSpans().map((s) => s.name));
+      },
+    ),
+  );
+  const spans = await finished();
+  assert.deepEqual(order, ['inner']);
+  assert.deepEqual(
+    spans.map((s) => s.name),
+    ['inner', 'outer'],
+  );
 });

@@ -25,7 +25,12 @@ import { exportProblem } from './domain/export-problems';
 import { ATTR } from './domain/spans';
 import type { SpanAttributes, SpanStart, TraceCarrier, TraceIds, TraceSpan, Tracing } from './tracing';
 
-const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
+/** `startSpan`'s options by span kind, shared by every span (the SDK only reads them). */
+const OPTIONS = {
+  server: Object.freeze({ kind: SpanKind.SERVER }),
+  client: Object.freeze({ kind: SpanKind.CLIENT }),
+  internal: Object.freeze({ kind: SpanKind.INTERNAL }),
+} as const;
 const INSTRUMENTATION = 'centralmcp-router';
 
 /**
@@ -81,7 +86,7 @@ export class OtelTracing implements Tracing {
     const s = start();
     const store = requestContext.getStore();
     const parent = s.parent !== undefined ? this.remoteParent(s.parent) : (spanOf(store)?.asParent() ?? ROOT_CONTEXT);
-    const span = this.tracer.startSpan(s.name, s.link !== undefined ? { kind: KINDS[s.kind], links: this.linkTo(s.link) } : { kind: KINDS[s.kind] }, parent);
+    const span = this.tracer.startSpan(s.name, s.link !== undefined ? { ...OPTIONS[s.kind], links: this.linkTo(s.link) } : OPTIONS[s.kind], parent);
     // Set on the span rather than passed to startSpan, which copies them twice for the sampler
     // (no sampler the OTEL_TRACES_SAMPLER variable names reads them); a span the sampler dropped
     // records nothing, so its attributes are not even copied.
@@ -90,7 +95,7 @@ export class OtelTracing implements Tracing {
     // Entered (the current span of the work inside it) by running that work in a copy of the
     // request's context; a leaf (or work outside any request) runs in its parent's context.
     if (s.leaf === true || store === undefined) return handle.run(fn);
-    return requestContext.run({ ...store, span: handle }, runSpan, handle, fn);
+    return requestContext.run(entered(store, handle), runSpan, handle, fn);
   }
 
   current(): TraceSpan {
@@ -131,6 +136,22 @@ function spanOf(store: RequestContext | undefined): OtelSpan | undefined {
   return span instanceof OtelSpan ? span : undefined;
 }
 
+/**
+ * A copy of the request's context with `span` as the span being run. Written out field by field,
+ * so every copy has one shape: a spread copies the shapes the request hook and the endpoint gave
+ * the context (with or without `traceparent`, `protocolVersion` added later) through V8's slow path.
+ */
+function entered(store: RequestContext, span: OtelSpan): RequestContext {
+  // Every field named (a field added to RequestContext and not copied here does not compile).
+  const copy: { [K in keyof Required<RequestContext>]: RequestContext[K] } = {
+    requestId: store.requestId,
+    traceparent: store.traceparent,
+    protocolVersion: store.protocolVersion,
+    span,
+  };
+  return copy;
+}
+
 /** `fn` inside `handle` (a function of its own so that entering a span creates no closure). */
 function runSpan<T>(handle: OtelSpan, fn: (span: TraceSpan) => Promise<T>): Promise<T> {
   return handle.run(fn);
@@ -145,17 +166,31 @@ class OtelSpan implements TraceSpan {
 
   constructor(readonly span: Span) {}
 
-  /** Runs `fn` in this span and ends the span when `fn` settles. */
-  async run<T>(fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in this span and ends the span when `fn` settles. Not async: the span ends on a
+   * branch of its own off `fn`'s promise (one promise per span, not an async function's two and
+   * their turns), and the caller gets `fn`'s promise itself. The branch was attached first, so the
+   * span has ended when the caller's code resumes.
+   */
+  run<T>(fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+    let work: Promise<T>;
     try {
-      return await fn(this);
+      work = fn(this);
     } catch (err) {
-      // Unless the code said why: a bug of the router's, named by its class (its message may hold anything).
-      if (!this.failed) this.fail(err instanceof Error ? err.name : 'error');
-      throw err;
-    } finally {
-      this.span.end();
+      this.end(err);
+      return Promise.reject(err);
     }
+    work.then(
+      () => this.span.end(),
+      (err: unknown) => this.end(err),
+    );
+    return work;
+  }
+
+  /** Ends a span whose work failed: unless the code said why, a bug of the router's, named by its class (its message may hold anything). */
+  private end(err: unknown): void {
+    if (!this.failed) this.fail(err instanceof Error ? err.name : 'error');
+    this.span.end();
   }
 
   asParent(): Context {
