@@ -7,8 +7,12 @@
  * and function and kept in bench-results/ for DevTools.
  *
  * Environment (optional): BENCH_MODES, a comma list of `off`, `on` and `on@VAR=value@…` (tracing
- * on with more variables, e.g. `on@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`), default `on,off`;
- * BENCH_SECONDS (default 8); BENCH_PROFILE=0 (CPU and threads only, no profiler).
+ * on with more variables, e.g. `on@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`; `@build=<dir>` runs the
+ * router compiled into another directory of this tree, e.g. a copy of dist/ made before a change,
+ * so two builds are measured side by side), default `on,off`; BENCH_ROUNDS (default 1: the list is
+ * run that many times in turn, and with more than one the median of each mode is printed at the
+ * end, with its ratio to the first mode's); BENCH_SECONDS (default 8); BENCH_PROFILE=0 (CPU and
+ * threads only, no profiler).
  */
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
@@ -51,41 +55,57 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  for (const mode of (process.env.BENCH_MODES ?? 'on,off').split(',')) {
-    const extra = Object.fromEntries(
-      mode
-        .split('@')
-        .slice(1)
-        .map((kv): [string, string] => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-    );
-    const config = nullConfig(`http://127.0.0.1:${nullPort}/mcp`);
-    const router = await startRouter(dir, config, mode.startsWith('on') ? { env: { ...TRACING_ON(receiver.endpoint), ...extra } } : {});
-    await load({ url: router.url, body, connections: 4, durationSeconds: 2 });
-    const file = join(OUT, `router-tracing-${mode.replace(/[^\w.-]+/g, '_')}${BATCH ? '-batch' : ''}.cpuprofile`);
-    const profiling = process.env.BENCH_PROFILE !== '0';
-    const stop = profiling ? await router.profile(file) : () => Promise.resolve();
-    const before = threadCpu(router.pid);
-    const r = await load({ url: router.url, body, connections: 4, durationSeconds: SECONDS, watch: { router: router.pid } });
-    const after = threadCpu(router.pid);
-    await stop();
-    for (const [k, v] of after) console.log(`thread ${k}: ${((v - (before.get(k) ?? 0)) / (r.requests * perRequest)).toFixed(1)} µs per call`);
-    if (!profiling) {
-      console.log(`tracing ${mode}: ${(r.cpuPerRequest.router / perRequest).toFixed(0)} µs CPU per call`);
+  const modes = (process.env.BENCH_MODES ?? 'on,off').split(',');
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+  const measured = new Map<string, number[]>(modes.map((m) => [m, []]));
+  for (let round = 0; round < rounds; round++)
+    for (const mode of modes) {
+      const { build, ...extra } = Object.fromEntries(
+        mode
+          .split('@')
+          .slice(1)
+          .map((kv): [string, string] => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
+      const config = nullConfig(`http://127.0.0.1:${nullPort}/mcp`);
+      const routerChild = build === undefined ? undefined : join(ROOT, build, 'bench', 'router-child.js');
+      const router = await startRouter(dir, config, {
+        ...(mode.startsWith('on') ? { env: { ...TRACING_ON(receiver.endpoint), ...extra } } : {}),
+        ...(routerChild !== undefined ? { routerChild } : {}),
+      });
+      await load({ url: router.url, body, connections: 4, durationSeconds: 2 });
+      const file = join(OUT, `router-tracing-${mode.replace(/[^\w.-]+/g, '_')}${BATCH ? '-batch' : ''}.cpuprofile`);
+      const profiling = process.env.BENCH_PROFILE !== '0';
+      const stop = profiling ? await router.profile(file) : () => Promise.resolve();
+      const before = threadCpu(router.pid);
+      const r = await load({ url: router.url, body, connections: 4, durationSeconds: SECONDS, watch: { router: router.pid } });
+      const after = threadCpu(router.pid);
+      await stop();
+      for (const [k, v] of after) console.log(`thread ${k}: ${((v - (before.get(k) ?? 0)) / (r.requests * perRequest)).toFixed(1)} µs per call`);
+      measured.get(mode)!.push(r.cpuPerRequest.router / perRequest);
+      if (!profiling) {
+        console.log(`tracing ${mode}: ${(r.cpuPerRequest.router / perRequest).toFixed(0)} µs CPU per call`);
+        await router.stop();
+        continue;
+      }
       await router.stop();
-      continue;
+      const s = summarizeProfile(file, ROOT, 40);
+      const per = (ms: number) => ((ms * 1000) / (r.requests * perRequest)).toFixed(1);
+      console.log(
+        `\n## tracing ${mode}: ${(r.cpuPerRequest.router / perRequest).toFixed(0)} µs CPU per call, ${r.requests} requests, busy ${s.totalMs.toFixed(0)} ms`,
+      );
+      console.log('\n### by area');
+      for (const row of s.byArea) console.log(`${per(row.ms).padStart(7)} µs  ${row.where}`);
+      console.log('\n### inclusive');
+      for (const row of s.inclusiveByFunction) console.log(`${per(row.ms).padStart(7)} µs  ${row.where}`);
+      console.log('\n### self');
+      for (const row of s.selfByFunction) console.log(`${per(row.ms).padStart(7)} µs  ${row.where}`);
     }
-    await router.stop();
-    const s = summarizeProfile(file, ROOT, 40);
-    const per = (ms: number) => ((ms * 1000) / (r.requests * perRequest)).toFixed(1);
-    console.log(
-      `\n## tracing ${mode}: ${(r.cpuPerRequest.router / perRequest).toFixed(0)} µs CPU per call, ${r.requests} requests, busy ${s.totalMs.toFixed(0)} ms`,
-    );
-    console.log('\n### by area');
-    for (const row of s.byArea) console.log(`${per(row.ms).padStart(7)} µs  ${row.where}`);
-    console.log('\n### inclusive');
-    for (const row of s.inclusiveByFunction) console.log(`${per(row.ms).padStart(7)} µs  ${row.where}`);
-    console.log('\n### self');
-    for (const row of s.selfByFunction) console.log(`${per(row.ms).padStart(7)} µs  ${row.where}`);
+  if (rounds > 1) {
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const first = median(measured.get(modes[0])!);
+    console.log(`\n| mode | router CPU µs per call, median of ${rounds} | runs | / ${modes[0]} |\n|---|---:|---|---:|`);
+    for (const [mode, xs] of measured)
+      console.log(`| ${mode} | ${median(xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(' ')} | ${(median(xs) / first).toFixed(2)} |`);
   }
   console.log(
     `\nreceiver: ${receiver.requests} exports, ${(receiver.bytes / 1048576).toFixed(1)} MiB; load average at end: ${loadavg()
