@@ -234,7 +234,7 @@ function addressesOf(backends: readonly BackendConfig[]): ReadonlyMap<string, Ba
   return new Map(
     backends.map((b): [string, BackendAddress] => [
       b.name,
-      backendAddress(b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }),
+      backendAddress(b.name, b.transport === 'stdio' ? { transport: 'stdio' } : { transport: b.transport, url: b.url }),
     ]),
   );
 }

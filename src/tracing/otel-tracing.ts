@@ -90,7 +90,10 @@ export class OtelTracing implements Tracing {
     // Set on the span rather than passed to startSpan, which copies them twice for the sampler
     // (no sampler the OTEL_TRACES_SAMPLER variable names reads them); a span the sampler dropped
     // records nothing, so its attributes are not even copied.
-    if (span.isRecording()) span.setAttributes(s.attributes);
+    if (span.isRecording()) {
+      if (s.shared !== undefined) span.setAttributes(s.shared);
+      span.setAttributes(s.attributes);
+    }
     const handle = new OtelSpan(span);
     // Entered (the current span of the work inside it) by running that work in a copy of the
     // request's context; a leaf (or work outside any request) runs in its parent's context.

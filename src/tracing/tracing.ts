@@ -12,6 +12,8 @@ export interface SpanStart {
   name: string;
   kind: 'server' | 'client' | 'internal';
   attributes: SpanAttributes;
+  /** Attributes many spans have alike, built once and set before `attributes`. */
+  shared?: SpanAttributes;
   /**
    * A remote parent: the span continues the caller's trace (or starts a new one when the carrier
    * holds no valid `traceparent`) instead of the span that is current.

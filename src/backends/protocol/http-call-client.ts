@@ -1,7 +1,7 @@
 import type { ClientRequest } from 'node:http';
 import type { RouterError } from '../../common/router-error';
 import type { BackendToolResult, CallTrace } from '../backends.types';
-import { traceFields, withTraceMeta } from '../domain/trace-meta';
+import { traceFields, withFields } from '../domain/trace-meta';
 import { backendFailure } from '../domain/backend-failures';
 import { type CallAnswer, modernOutcomeOf, outcomeOf, readCallAnswer } from '../domain/call-answer';
 import type { RoundAnswer } from '../domain/input-required';
@@ -138,7 +138,9 @@ export class HttpCallClient {
     try {
       const id = this.tracker.nextId();
       // The 2025 call builds the same params as before; only a retry carries `requestState`.
-      const meta = withTraceMeta(session.envelope?.meta, trace);
+      // One carrier for both: the headers and `_meta` only read it.
+      const traceHeaders = traceFields(trace);
+      const meta = withFields(session.envelope?.meta, traceHeaders);
       const params =
         requestState === undefined
           ? meta === undefined
@@ -150,7 +152,7 @@ export class HttpCallClient {
         method: 'tools/call',
         name: tool,
         paramHeaders,
-        traceHeaders: traceFields(trace),
+        traceHeaders,
         errorStatusAnswers: false,
       });
       return this.tracker.track(id, Math.max(1, deadline - Date.now()), timeoutMs, read, post, true);

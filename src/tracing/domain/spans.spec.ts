@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { SpanStart } from '../tracing';
 import { answerAttributes, backendAddress, backendCallSpan, callOutcomeAttributes, carrierOf, requestSpan, toolCallSpan } from './spans';
 
 const CLIENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -67,14 +68,36 @@ test('a tool call span says its entrypoint, then what the call resolved to and h
 });
 
 test('a backend call is a client span with the transport the MCP conventions name', () => {
-  const http = backendCallSpan('docs', 'search', backendAddress({ transport: 'http', url: 'https://docs.internal/mcp' }));
+  const attributesOf = (start: SpanStart) => ({ ...start.shared, ...start.attributes });
+  const http = backendCallSpan('docs', 'search', backendAddress('docs', { transport: 'http', url: 'https://docs.internal/mcp' }));
   assert.equal(http.name, 'tools/call search');
   assert.equal(http.kind, 'client');
-  assert.equal(http.attributes['network.transport'], 'tcp');
-  assert.equal(http.attributes['server.address'], 'docs.internal');
-  assert.equal(http.attributes['server.port'], 443);
-  assert.equal(backendCallSpan('docs', 'search', backendAddress({ transport: 'http', url: 'http://127.0.0.1:9000/mcp' })).attributes['server.port'], 9000);
-  const stdio = backendCallSpan('files', 'read_file', backendAddress({ transport: 'stdio' }));
-  assert.equal(stdio.attributes['network.transport'], 'pipe');
-  assert.equal(stdio.attributes['server.address'], undefined);
+  assert.deepEqual(attributesOf(http), {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'search',
+    'centralmcp.backend': 'docs',
+    'network.transport': 'tcp',
+    'network.protocol.name': 'http',
+    'server.address': 'docs.internal',
+    'server.port': 443,
+  });
+  assert.equal(
+    attributesOf(backendCallSpan('docs', 'search', backendAddress('docs', { transport: 'http', url: 'http://127.0.0.1:9000/mcp' })))['server.port'],
+    9000,
+  );
+  const stdio = attributesOf(backendCallSpan('files', 'read_file', backendAddress('files', { transport: 'stdio' })));
+  assert.equal(stdio['network.transport'], 'pipe');
+  assert.equal(stdio['server.address'], undefined);
+  assert.equal(stdio['centralmcp.backend'], 'files');
+  // Every call to a backend shares its attributes: built once per config.
+  const docs = backendAddress('docs', { transport: 'stdio' });
+  assert.equal(backendCallSpan('docs', 'a', docs).shared, backendCallSpan('docs', 'b', docs).shared);
+  // A backend a reload removed while its call was on the way: named, without an address.
+  assert.deepEqual(attributesOf(backendCallSpan('gone', 'a', undefined)), {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.operation.name': 'execute_tool',
+    'centralmcp.backend': 'gone',
+    'gen_ai.tool.name': 'a',
+  });
 });

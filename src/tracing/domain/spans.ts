@@ -113,35 +113,43 @@ export function batchSpan(): SpanStart {
   return { name: 'invoke_read_tool_batch', kind: 'internal', attributes: { [ATTR.entrypoint]: 'batch' } };
 }
 
-/** Where a backend is reached, as its calls' client spans say it: worked out once per config, not per call. */
+/**
+ * What every client span of one backend's calls says alike: the backend, the method and where it
+ * is reached. Worked out once per config, not per call, and shared by those spans.
+ */
 export interface BackendAddress {
   readonly attributes: SpanAttributes;
 }
 
-/** The transport attributes of a backend's client spans (MCP semantic conventions, "Recording MCP transport"). */
-export function backendAddress(where: { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string }): BackendAddress {
-  if (where.transport === 'stdio') return { attributes: { [ATTR.transport]: 'pipe' } };
+/** A backend's client span attributes, with its transport as the MCP semantic conventions record it ("Recording MCP transport"). */
+export function backendAddress(backend: string, where: { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string }): BackendAddress {
+  const call = { [ATTR.method]: 'tools/call', [ATTR.operation]: 'execute_tool', [ATTR.backend]: backend };
+  if (where.transport === 'stdio') return { attributes: Object.freeze({ ...call, [ATTR.transport]: 'pipe' }) };
   const url = new URL(where.url);
   return {
-    attributes: {
+    attributes: Object.freeze({
+      ...call,
       [ATTR.transport]: 'tcp',
       [ATTR.protocolName]: 'http',
       [ATTR.serverAddress]: url.hostname,
       [ATTR.serverPort]: url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-    },
+    }),
   };
 }
 
-/** The client span of one `tools/call` to a backend (MCP semantic conventions, "Client"). */
+/**
+ * The client span of one `tools/call` to a backend (MCP semantic conventions, "Client"): its
+ * backend's shared attributes and the tool. A backend the config no longer names (a call that
+ * outlived a reload) is named without its address.
+ */
 export function backendCallSpan(backend: string, tool: string, address: BackendAddress | undefined): SpanStart {
-  const attributes: Record<string, string | number | boolean> = {
-    [ATTR.method]: 'tools/call',
-    [ATTR.operation]: 'execute_tool',
-    [ATTR.toolName]: tool,
-    [ATTR.backend]: backend,
+  return {
+    name: `tools/call ${tool}`,
+    kind: 'client',
+    shared: address?.attributes ?? { [ATTR.method]: 'tools/call', [ATTR.operation]: 'execute_tool', [ATTR.backend]: backend },
+    attributes: { [ATTR.toolName]: tool },
+    leaf: true,
   };
-  if (address !== undefined) Object.assign(attributes, address.attributes);
-  return { name: `tools/call ${tool}`, kind: 'client', attributes, leaf: true };
 }
 
 /** The span of one `find_tool` search; its hit count is set when it ends. */
