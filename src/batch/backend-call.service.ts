@@ -6,7 +6,7 @@ import type { BackendToolResult, CallTrace } from '../backends/backends.types';
 import { ConfigService } from '../config/config.service';
 import type { BackendConfig } from '../config/config.types';
 import { ATTR, backendAddress, backendCallSpan, INPUT_REQUIRED_EVENT, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
-import { TRACING, type Tracing } from '../tracing/tracing';
+import { TRACING, type SpanOutcome, type Tracing } from '../tracing/tracing';
 import { RouterError, type RouterErrorCode } from '../common/router-error';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -16,6 +16,14 @@ import { noTokenInTime, notDispatched, rateLimitStoreUnavailable, stoppedAtDeadl
 
 /** A failing backend writes at most one warn line per failure code in this window. */
 const FAILURE_LOG_WINDOW_MS = 10_000;
+
+/** A backend call's span fails with a tool's error (`isError: true`), or with the code of what the call threw. */
+const BACKEND_CALL_OUTCOME: SpanOutcome<BackendToolResult> = {
+  result: (span, result) => {
+    if (result.isError === true) span.fail(TOOL_ERROR);
+  },
+  errorType: (err) => (err instanceof RouterError ? err.code : 'backend_failed'),
+};
 
 /** What a backend call came to: its result, or why it failed. */
 export type BackendOutcome<R = ToolResultLike> = { kind: 'result'; result: R } | { kind: 'failed'; error: RouterError };
@@ -170,24 +178,9 @@ export class BackendCallService {
       () => backendCallSpan(backend, tool, this.addresses.get(backend)),
       (span) => {
         const trace: CallTrace = { context: span.carrier(), onInputRequired: (round) => span.addEvent(INPUT_REQUIRED_EVENT, { [ATTR.round]: round }) };
-        let call: Promise<BackendToolResult>;
-        try {
-          call = this.backends.callTool(backend, tool, args, trace);
-        } catch (err) {
-          call = Promise.reject(err);
-        }
-        // One `then`, not an async function: a promise and its turns less per call.
-        return call.then(
-          (result) => {
-            if (result.isError === true) span.fail(TOOL_ERROR);
-            return result;
-          },
-          (err: unknown) => {
-            span.fail(err instanceof RouterError ? err.code : 'backend_failed');
-            throw err;
-          },
-        );
+        return this.backends.callTool(backend, tool, args, trace);
       },
+      BACKEND_CALL_OUTCOME,
     );
   }
 

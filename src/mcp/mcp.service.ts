@@ -19,11 +19,21 @@ import type { EraDialect, EraRequest, HttpAnswer } from './era-dialect';
 import { LegacyEra } from './legacy-era';
 import { ModernEra } from './modern-era';
 import { answerAttributes, requestSpan } from '../tracing/domain/spans';
-import { TRACING, type Tracing } from '../tracing/tracing';
+import { TRACING, type SpanOutcome, type Tracing } from '../tracing/tracing';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL } from './published-tools';
 
 /** The tools a request span may be named after: the router's own, a closed set. */
 const SPAN_TOOL_NAMES: ReadonlySet<string> = new Set([FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL]);
+
+/** What a request span records of the answer: a JSON-RPC error's code, an HTTP status other than 200. */
+const ANSWER_OUTCOME: SpanOutcome<HttpAnswer> = {
+  result: (span, answer) => {
+    const attributes = answerAttributes(answer.status, answer.body);
+    if (attributes === undefined) return;
+    span.setAttributes(attributes);
+    if (typeof attributes['error.type'] === 'string') span.fail(attributes['error.type']);
+  },
+};
 
 /** What admission reads of an HTTP request: its head, never its body. */
 export interface McpRequestHead {
@@ -147,17 +157,7 @@ export class McpService {
   private traced(dialect: EraDialect, request: EraRequest, protocolVersion: string | undefined, headers: McpRequestHead['headers']): Promise<HttpAnswer> {
     const { id, method, params } = request;
     const start = () => requestSpan({ method, id, protocolVersion, toolName: params.name, meta: params._meta, headers, published: SPAN_TOOL_NAMES });
-    // One `then` on the answer, not an async function: a promise and its turns less per request.
-    return this.tracing.inSpan(start, (span) =>
-      dialect.answer(request).then((answer) => {
-        const attributes = answerAttributes(answer.status, answer.body);
-        if (attributes !== undefined) {
-          span.setAttributes(attributes);
-          if (typeof attributes['error.type'] === 'string') span.fail(attributes['error.type']);
-        }
-        return answer;
-      }),
-    );
+    return this.tracing.inSpan(start, () => dialect.answer(request), ANSWER_OUTCOME);
   }
 }
 

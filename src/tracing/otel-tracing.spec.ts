@@ -5,7 +5,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { requestContext } from '../common/request-context';
 import { OtelTracing } from './otel-tracing';
-import type { TraceCarrier } from './tracing';
+import type { TraceCarrier, TraceSpan } from './tracing';
 
 const exporter = new InMemorySpanExporter();
 const tracing = new OtelTracing({ endpoint: 'http://127.0.0.1:1/v1/traces', protocol: 'http/protobuf', serviceName: 'under-test' }, exporter);
@@ -179,4 +179,42 @@ test('a span has ended by the time the code that awaits it goes on', async () =>
     spans.map((s) => s.name),
     ['inner', 'outer'],
   );
+});
+
+test('what the outcome records of a result or an error is on the span when it ends; the caller gets the work as it came out', async () => {
+  exporter.reset();
+  const outcome = {
+    result: (span: TraceSpan, value: { isError: boolean }) => (value.isError ? span.fail('tool_error') : span.setAttributes({ 'centralmcp.status': 'ok' })),
+    errorType: (err: unknown) => (err instanceof RangeError ? 'backend_timeout' : 'backend_failed'),
+  };
+  const run = (name: string, work: () => Promise<{ isError: boolean }>) => tracing.inSpan(() => ({ name, kind: 'client', attributes: {} }), work, outcome);
+  assert.deepEqual(await run('ok', () => Promise.resolve({ isError: false })), { isError: false });
+  assert.deepEqual(await run('tool', () => Promise.resolve({ isError: true })), { isError: true });
+  await assert.rejects(
+    run('timeout', () => Promise.reject(new RangeError('deadline'))),
+    RangeError,
+  );
+  await assert.rejects(
+    run('thrown', () => {
+      throw new TypeError('at once');
+    }),
+    TypeError,
+  );
+  // A bug in recording fails the span, never the call.
+  const broken = await tracing.inSpan(
+    () => ({ name: 'broken', kind: 'internal', attributes: {} }),
+    () => Promise.resolve('answer'),
+    {
+      result: () => {
+        throw new SyntaxError('recording bug');
+      },
+    },
+  );
+  assert.equal(broken, 'answer');
+  const byName = Object.fromEntries((await finished()).map((s) => [s.name, s]));
+  assert.deepEqual([byName.ok.attributes['centralmcp.status'], byName.ok.status.code], ['ok', 0]);
+  assert.deepEqual([byName.tool.attributes['error.type'], byName.tool.status.code], ['tool_error', 2]);
+  assert.equal(byName.timeout.attributes['error.type'], 'backend_timeout');
+  assert.equal(byName.thrown.attributes['error.type'], 'backend_failed');
+  assert.deepEqual([byName.broken.attributes['error.type'], byName.broken.status.code], ['SyntaxError', 2]);
 });

@@ -24,7 +24,7 @@ import { type RequestContext, requestContext } from '../common/request-context';
 import type { TracingConfig } from '../config/config.types';
 import { exportProblem } from './domain/export-problems';
 import { ATTR } from './domain/spans';
-import type { SpanAttributes, SpanStart, TraceCarrier, TraceIds, TraceSpan, Tracing } from './tracing';
+import type { SpanAttributes, SpanOutcome, SpanStart, TraceCarrier, TraceIds, TraceSpan, Tracing } from './tracing';
 
 /** `startSpan`'s options by span kind, shared by every span (the SDK only reads them). */
 const OPTIONS = {
@@ -83,7 +83,7 @@ export class OtelTracing implements Tracing {
     this.tracer = this.provider.getTracer(INSTRUMENTATION);
   }
 
-  inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+  inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>, outcome?: SpanOutcome<T>): Promise<T> {
     const s = start();
     const store = requestContext.getStore();
     const parent = s.parent !== undefined ? this.remoteParent(s.parent) : (spanOf(store)?.asParent() ?? ROOT_CONTEXT);
@@ -98,8 +98,8 @@ export class OtelTracing implements Tracing {
     const handle = new OtelSpan(span);
     // Entered (the current span of the work inside it) by running that work in a copy of the
     // request's context; a leaf (or work outside any request) runs in its parent's context.
-    if (s.leaf === true || store === undefined) return handle.run(fn);
-    return requestContext.run(entered(store, handle), runSpan, handle, fn);
+    if (s.leaf === true || store === undefined) return handle.run(fn, outcome);
+    return requestContext.run(entered(store, handle), runSpan, handle, fn, outcome);
   }
 
   current(): TraceSpan {
@@ -206,8 +206,8 @@ function entered(store: RequestContext, span: OtelSpan): RequestContext {
 }
 
 /** `fn` inside `handle` (a function of its own so that entering a span creates no closure). */
-function runSpan<T>(handle: OtelSpan, fn: (span: TraceSpan) => Promise<T>): Promise<T> {
-  return handle.run(fn);
+function runSpan<T>(handle: OtelSpan, fn: (span: TraceSpan) => Promise<T>, outcome: SpanOutcome<T> | undefined): Promise<T> {
+  return handle.run(fn, outcome);
 }
 
 /** A running span of the SDK's, as the router's code uses it. */
@@ -220,29 +220,44 @@ class OtelSpan implements TraceSpan {
   constructor(readonly span: Span) {}
 
   /**
-   * Runs `fn` in this span and ends the span when `fn` settles. Not async: the span ends on a
-   * branch of its own off `fn`'s promise (one promise per span, not an async function's two and
-   * their turns), and the caller gets `fn`'s promise itself. The branch was attached first, so the
-   * span has ended when the caller's code resumes.
+   * Runs `fn` in this span and ends the span when `fn` settles, with what `outcome` records of it.
+   * Not async: the span ends on a branch of its own off `fn`'s promise (one promise per span, not
+   * an async function's two and their turns), and the caller gets `fn`'s promise itself. The branch
+   * was attached first, so the span has ended when the caller's code resumes.
    */
-  run<T>(fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+  run<T>(fn: (span: TraceSpan) => Promise<T>, outcome?: SpanOutcome<T>): Promise<T> {
     let work: Promise<T>;
     try {
       work = fn(this);
     } catch (err) {
-      this.end(err);
+      this.endFailed(err, outcome);
       return Promise.reject(err);
     }
     work.then(
-      () => this.span.end(),
-      (err: unknown) => this.end(err),
+      (value) => this.endWith(value, outcome),
+      (err: unknown) => this.endFailed(err, outcome),
     );
     return work;
   }
 
-  /** Ends a span whose work failed: unless the code said why, a bug of the router's, named by its class (its message may hold anything). */
-  private end(err: unknown): void {
-    if (!this.failed) this.fail(err instanceof Error ? err.name : 'error');
+  private endWith<T>(value: T, outcome: SpanOutcome<T> | undefined): void {
+    if (outcome?.result !== undefined) {
+      try {
+        outcome.result(this, value);
+      } catch (err) {
+        // The branch has no one to reject to: a bug in recording fails the span, not the call.
+        this.fail(err instanceof Error ? err.name : 'error');
+      }
+    }
+    this.span.end();
+  }
+
+  /**
+   * Ends a span whose work failed: unless the code said why, by `outcome`'s `errorType` or as a bug
+   * of the router's, named by its class (its message may hold anything).
+   */
+  private endFailed<T>(err: unknown, outcome: SpanOutcome<T> | undefined): void {
+    if (!this.failed) this.fail(outcome?.errorType !== undefined ? outcome.errorType(err) : err instanceof Error ? err.name : 'error');
     this.span.end();
   }
 

@@ -28,6 +28,17 @@ export interface SpanStart {
   leaf?: boolean;
 }
 
+/**
+ * What a span records of how its work came out, read as the work settles and before the span
+ * ends (so the code awaiting the work needs no step of its own for it).
+ */
+export interface SpanOutcome<T> {
+  /** Records what the result says (attributes, a failure). */
+  result?(span: TraceSpan, value: T): void;
+  /** The `error.type` of a rejection; without it, the error's class name. */
+  errorType?(err: unknown): string;
+}
+
 /** One span while it runs. */
 export interface TraceSpan {
   setAttributes(attributes: SpanAttributes): void;
@@ -54,9 +65,10 @@ export interface Tracing {
   /**
    * Runs `fn` inside a new span, a child of the current one (or of `start().parent`); ends it when
    * `fn` settles. The span is the current one of the work inside it (its children, its log lines)
-   * within the request being served, where the router starts every span.
+   * within the request being served, where the router starts every span. `outcome` records how
+   * the work came out.
    */
-  inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>): Promise<T>;
+  inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>, outcome?: SpanOutcome<T>): Promise<T>;
   /** The span being run, or one that records nothing. */
   current(): TraceSpan;
   /** Ids of the span being run, for log lines; undefined outside any span. */
