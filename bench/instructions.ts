@@ -223,8 +223,11 @@ async function main(): Promise<void> {
   const results: { label: string; counts: Counts }[] = [];
   try {
     // Side by side: an instruction count does not depend on the other router's load.
-    const counted = await Promise.all(builds.map((build) => countBuild(dir, build.routerChild, build.label, build.env)));
-    builds.forEach((build, i) => results.push({ label: build.label, counts: counted[i] }));
+    // Every build settles before a failure is thrown: the others' routers (under valgrind) are stopped, not left running.
+    const counted = await Promise.allSettled(builds.map((build) => countBuild(dir, build.routerChild, build.label, build.env)));
+    const failed = counted.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    builds.forEach((build, i) => results.push({ label: build.label, counts: (counted[i] as PromiseFulfilledResult<Counts>).value }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await receiver?.close();

@@ -12,7 +12,9 @@
  * - calls/s under light load (one session, 4 calls in flight) and at 16 sessions (one call in
  *   flight each);
  * - CPU per call: user + system time of the gateway's own process (`/proc/<pid>/stat`) over both
- *   loads, divided by their calls; the backends it starts are not counted;
+ *   loads, divided by their calls; the backends it starts are not counted. Then both loads run
+ *   again and give "CPU per call, warm": the first pass still holds V8 compiling the target's
+ *   code (its first few thousand calls cost several times the later ones), the second does not;
  * - RSS after boot and a warm-up of 200 calls.
  *
  * Every client is a plain JSON-RPC session (bench/peer-session.ts), the same for every target. How
@@ -73,6 +75,8 @@ interface Figures {
   lightPerSecond: number;
   heavyPerSecond: number;
   cpuMicrosPerCall: number;
+  /** The same two loads run again at once: CPU per call once the target's code is compiled (V8 tiers functions up over the first few thousand calls). */
+  warmCpuMicrosPerCall: number;
   rssMiB: number;
 }
 
@@ -267,8 +271,13 @@ async function measure(target: Target, dir: string, file: string): Promise<Figur
     progress(`${target.name}: 16 sessions`);
     const heavySeconds = await drive(heavySessions, 16, CALLS, params);
     const cpuMicrosPerCall = (cpuMicros(running.pid) - cpuBefore) / (2 * CALLS);
+    progress(`${target.name}: both loads again, warm`);
+    const warmBefore = cpuMicros(running.pid);
+    await drive([light], 4, CALLS, params);
+    await drive(heavySessions, 16, CALLS, params);
+    const warmCpuMicrosPerCall = (cpuMicros(running.pid) - warmBefore) / (2 * CALLS);
     for (const s of [light, ...heavySessions]) s.close();
-    return { latencyMs, lightPerSecond: CALLS / lightSeconds, heavyPerSecond: CALLS / heavySeconds, cpuMicrosPerCall, rssMiB };
+    return { latencyMs, lightPerSecond: CALLS / lightSeconds, heavyPerSecond: CALLS / heavySeconds, cpuMicrosPerCall, warmCpuMicrosPerCall, rssMiB };
   } finally {
     await running.stop();
   }
@@ -327,27 +336,28 @@ async function main(): Promise<void> {
   say(`${m.cpu}, ${m.cores} cores, node ${m.node}; load average at start ${loadAtStart.map(f2).join(' ')}, at end ${loadAtEnd.map(f2).join(' ')}.`);
   say(`${ROUNDS} rounds, ${CALLS} calls per load; medians over rounds.`);
   say();
-  say('| target | added latency, median ms | calls/s, 4 in flight | calls/s, 16 sessions | CPU µs per call | RSS after boot, MiB |');
-  say('|---|---:|---:|---:|---:|---:|');
+  say('| target | added latency, median ms | calls/s, 4 in flight | calls/s, 16 sessions | CPU µs per call | CPU µs per call, warm | RSS after boot, MiB |');
+  say('|---|---:|---:|---:|---:|---:|---:|');
   const med = (name: string, pick: (r: { direct: number; figures: Figures }) => number) => median((results.get(name) ?? []).map(pick));
   const column = {
     added: (r: { direct: number; figures: Figures }) => r.figures.latencyMs - r.direct,
     light: (r: { direct: number; figures: Figures }) => r.figures.lightPerSecond,
     heavy: (r: { direct: number; figures: Figures }) => r.figures.heavyPerSecond,
     cpu: (r: { direct: number; figures: Figures }) => r.figures.cpuMicrosPerCall,
+    warm: (r: { direct: number; figures: Figures }) => r.figures.warmCpuMicrosPerCall,
     rss: (r: { direct: number; figures: Figures }) => r.figures.rssMiB,
   };
   for (const t of targets) {
     if ((results.get(t.name) ?? []).length === 0) continue;
     say(
-      `| ${t.name} | ${f2(med(t.name, column.added))} | ${int(med(t.name, column.light))} | ${int(med(t.name, column.heavy))} | ${int(med(t.name, column.cpu))} | ${f1(med(t.name, column.rss))} |`,
+      `| ${t.name} | ${f2(med(t.name, column.added))} | ${int(med(t.name, column.light))} | ${int(med(t.name, column.heavy))} | ${int(med(t.name, column.cpu))} | ${int(med(t.name, column.warm))} | ${f1(med(t.name, column.rss))} |`,
     );
   }
   say();
   say('Router ÷ peer, per round (range over rounds): below 1 is better for latency, CPU and RSS; above 1 for calls/s.');
   say();
-  say('| router ÷ peer | added latency | calls/s, 4 in flight | calls/s, 16 sessions | CPU per call | RSS |');
-  say('|---|---|---|---|---|---|');
+  say('| router ÷ peer | added latency | calls/s, 4 in flight | calls/s, 16 sessions | CPU per call | CPU per call, warm | RSS |');
+  say('|---|---|---|---|---|---|---|');
   const router = results.get('router') ?? [];
   for (const t of targets.slice(1)) {
     const peer = results.get(t.name) ?? [];
@@ -357,7 +367,9 @@ async function main(): Promise<void> {
       const ratios = Array.from({ length: rounds }, (_, i) => pick(router[i]) / pick(peer[i])).sort((a, b) => a - b);
       return ratios.length === 1 ? f2(ratios[0]) : `${f2(ratios[0])}–${f2(ratios[ratios.length - 1])}`;
     };
-    say(`| ${t.name} | ${range(column.added)} | ${range(column.light)} | ${range(column.heavy)} | ${range(column.cpu)} | ${range(column.rss)} |`);
+    say(
+      `| ${t.name} | ${range(column.added)} | ${range(column.light)} | ${range(column.heavy)} | ${range(column.cpu)} | ${range(column.warm)} | ${range(column.rss)} |`,
+    );
   }
   if (unavailable.length > 0) {
     say();

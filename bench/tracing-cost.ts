@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BATCH_SIZE } from './call-rows';
-import { freePort, load, type LoadResult, medianOf, nullConfig, type Proc, type RouterProc, startNullHttp, startRouter, toolCall } from './harness';
+import { sdkAlone } from './tracing-floor';
+import { freePort, load, type LoadResult, median, medianOf, nullConfig, type Proc, type RouterProc, startNullHttp, startRouter, toolCall } from './harness';
 
 /** What the tracing section needs of `npm run bench`'s runner. */
 export interface SectionContext {
@@ -38,9 +39,13 @@ export const TRACING_GOAL = 1.25;
  * every request (`always_on`) and exports over OTLP/HTTP protobuf to a receiver in this process
  * that reads and counts what it is sent (its CPU is not the router's).
  */
-export async function tracingCost(
-  c: SectionContext,
-): Promise<{ rows: Record<string, LoadResult>; ratios: { single: number; entry: number }; exported: { requests: number; bytes: number } }> {
+export async function tracingCost(c: SectionContext): Promise<{
+  rows: Record<string, LoadResult>;
+  ratios: { single: number; entry: number };
+  exported: { requests: number; bytes: number };
+  /** CPU µs per call of the SDK alone (bench/tracing-floor.ts). */
+  floor: { single: number; entry: number };
+}> {
   c.say('## 7. Tracing: router CPU with OpenTelemetry off and on');
   c.say();
   const receiver = await startCountingReceiver();
@@ -94,17 +99,34 @@ export async function tracingCost(
     }
   }
   const ratios = { single: cpu['single call/on'] / cpu['single call/off'], entry: cpu[`${shapes[1].shape}/on`] / cpu[`${shapes[1].shape}/off`] };
+  await c.stop(routers.on);
+  await c.stop(routers.off);
   const exported = { requests: receiver.requests, bytes: receiver.bytes };
   c.say();
   c.say(
     `Goal: on at most ${TRACING_GOAL}× off. Single call ${ratios.single.toFixed(2)}× (${ratios.single <= TRACING_GOAL ? 'met' : '**missed**'}), batch entry ${ratios.entry.toFixed(2)}× (${ratios.entry <= TRACING_GOAL ? 'met' : '**missed**'}). The receiver got ${exported.requests.toLocaleString('en-US')} exports, ${(exported.bytes / 1048576).toFixed(1)} MiB.`,
   );
   c.say();
-  await c.stop(routers.on);
-  await c.stop(routers.off);
+  // What the SDK costs with no router around it: the least "on" can add (bench/tracing-floor.ts).
+  const floorCalls = Math.max(20_000, c.seconds * 12_000);
+  const floor = {
+    single: median(await repeat(c.runs, () => sdkAlone(TRACING_ON(receiver.endpoint), 'single', floorCalls))),
+    entry: median(await repeat(c.runs, () => sdkAlone(TRACING_ON(receiver.endpoint), 'entry', floorCalls))),
+  };
+  const least = (shape: 'single' | 'entry', off: number) => `${Math.round(floor[shape])} µs, so on / off ≥ ${((off + floor[shape]) / off).toFixed(2)}×`;
+  c.say(
+    `The SDK alone (its spans for the same calls started, ended and exported the same way, in a process with no router; median of ${c.runs}): single call ${least('single', cpu['single call/off'])}; batch entry ${least('entry', cpu[`${shapes[1].shape}/off`])}.`,
+  );
+  c.say();
   await c.stop(nul);
   await receiver.close();
-  return { rows, ratios, exported };
+  return { rows, ratios, exported, floor };
+}
+
+async function repeat<T>(times: number, run: () => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < times; i++) out.push(await run());
+  return out;
 }
 
 /** An OTLP/HTTP endpoint that reads each export whole, counts it and answers success. */
