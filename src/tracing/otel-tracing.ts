@@ -4,7 +4,6 @@ import {
   defaultTextMapGetter,
   diag,
   DiagLogLevel,
-  INVALID_SPAN_CONTEXT,
   INVALID_TRACEID,
   type Link,
   ROOT_CONTEXT,
@@ -134,55 +133,6 @@ export class OtelTracing implements Tracing {
   }
 }
 
-/**
- * The key the OpenTelemetry API keeps a context's span under, learnt from the API itself:
- * `trace.setSpan` asked to set a span on a context that only records the key it is given.
- */
-const SPAN_KEY: symbol | undefined = (() => {
-  let key: symbol | undefined;
-  const recorder: Context = {
-    getValue: () => undefined,
-    setValue: (k) => {
-      key = k;
-      return ROOT_CONTEXT;
-    },
-    deleteValue: () => ROOT_CONTEXT,
-  };
-  trace.setSpan(recorder, trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
-  return key;
-})();
-
-/**
- * A context that holds one span and nothing else: what `startSpan` reads of a parent (the span,
- * through `trace.getSpan`; nothing else is set in it). The API's own context copies a Map and
- * makes three closures for each; this is one small object. Should the API ever keep its span
- * otherwise, `trace.setSpan` makes the context as before.
- */
-class SpanParent implements Context {
-  constructor(private readonly span: Span) {}
-
-  getValue(key: symbol): unknown {
-    return key === SPAN_KEY ? this.span : undefined;
-  }
-
-  setValue(key: symbol, value: unknown): Context {
-    return trace.setSpan(ROOT_CONTEXT, this.span).setValue(key, value);
-  }
-
-  deleteValue(key: symbol): Context {
-    return key === SPAN_KEY ? ROOT_CONTEXT : this;
-  }
-}
-
-/** Whether the API reads a span from a `SpanParent` (checked once, with a span that records nothing). */
-const SPAN_PARENT_READ = ((probe: Span) => SPAN_KEY !== undefined && trace.getSpan(new SpanParent(probe)) === probe)(
-  trace.wrapSpanContext(INVALID_SPAN_CONTEXT),
-);
-
-function parentContext(span: Span): Context {
-  return SPAN_PARENT_READ ? new SpanParent(span) : trace.setSpan(ROOT_CONTEXT, span);
-}
-
 /** The span being run in a request's context, if any. */
 function spanOf(store: RequestContext | undefined): OtelSpan | undefined {
   const span = store?.span;
@@ -262,7 +212,7 @@ class OtelSpan implements TraceSpan {
   }
 
   asParent(): Context {
-    return (this.context ??= parentContext(this.span));
+    return (this.context ??= trace.setSpan(ROOT_CONTEXT, this.span));
   }
 
   setAttributes(attributes: SpanAttributes): void {
