@@ -5,7 +5,7 @@ import type { OfferingRequest } from '../backends/channels/backend-channel';
 import type { BackendToolResult, CallTrace } from '../backends/backends.types';
 import { ConfigService } from '../config/config.service';
 import type { BackendConfig } from '../config/config.types';
-import { ATTR, backendAddress, backendCallSpan, INPUT_REQUIRED_EVENT, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
+import { backendAddress, backendCallSpan, INPUT_REQUIRED_EVENT, type NamedAttributes, TOOL_ERROR, type BackendAddress } from '../tracing/domain/spans';
 import { TRACING, type SpanOutcome, type Tracing } from '../tracing/tracing';
 import { RouterError, type RouterErrorCode } from '../common/router-error';
 import { LifecycleService } from '../lifecycle/lifecycle.service';
@@ -177,7 +177,10 @@ export class BackendCallService {
     return this.tracing.inSpan(
       () => backendCallSpan(backend, tool, this.addresses.get(backend)),
       (span) => {
-        const trace: CallTrace = { context: span.carrier(), onInputRequired: (round) => span.addEvent(INPUT_REQUIRED_EVENT, { [ATTR.round]: round }) };
+        const trace: CallTrace = {
+          context: span.carrier(),
+          onInputRequired: (round) => span.addEvent(INPUT_REQUIRED_EVENT, { 'centralmcp.round': round } satisfies NamedAttributes),
+        };
         return this.backends.callTool(backend, tool, args, trace);
       },
       BACKEND_CALL_OUTCOME,

@@ -24,7 +24,7 @@ import { checkReadCall, MAX_SERVER_CHARS, type ReadCall } from './domain/read-ca
 import { cursorRefusal, notDispatched } from './domain/seam-refusals';
 import { ToolResolutionService, type ResolvedCall } from './tool-resolution.service';
 import { traceCallOutcome } from './call-span';
-import { ATTR, batchSpan, toolCallSpan } from '../tracing/domain/spans';
+import { batchSpan, type NamedAttributes, toolCallSpan } from '../tracing/domain/spans';
 import { TRACING, type TraceSpan, type Tracing } from '../tracing/tracing';
 
 /** The span of every `invoke_read_tool`: one shape, built once, shared by its calls' spans. */
@@ -101,7 +101,11 @@ export class BatchService {
         if (outcome.kind === 'rejected') span.fail(outcome.code);
         else {
           const { counts } = outcome.batch.response;
-          span.setAttributes({ [ATTR.batchSize]: counts.total, [ATTR.batchSucceeded]: counts.succeeded, [ATTR.batchFailed]: counts.failed });
+          span.setAttributes({
+            'centralmcp.batch.size': counts.total,
+            'centralmcp.batch.succeeded': counts.succeeded,
+            'centralmcp.batch.failed': counts.failed,
+          } satisfies NamedAttributes);
         }
       }
       return outcome;

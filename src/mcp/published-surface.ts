@@ -11,7 +11,7 @@ import { checkFindToolInput } from './domain/find-tool-input';
 import type { RequestParams } from './domain/jsonrpc';
 import { directConfirmHint, instructionsFor, resumeHint } from './domain/surface-text';
 import { findToolResult, refusal, refusalResult } from './domain/tool-result';
-import { findToolSpan, ATTR, TOOL_ERROR } from '../tracing/domain/spans';
+import { findToolSpan, type NamedAttributes, TOOL_ERROR } from '../tracing/domain/spans';
 import { TRACING, type Tracing } from '../tracing/tracing';
 import { FIND_TOOL, INVOKE_READ_TOOL, INVOKE_READ_TOOL_BATCH, INVOKE_TOOL, INVOKE_TOOL_DEFINITION, PUBLISHED_TOOLS } from './published-tools';
 
@@ -147,7 +147,7 @@ export class PublishedSurface {
       () => findToolSpan(query.topK),
       async (span) => {
         const found = await this.finder.find(query, principal);
-        span.setAttributes({ [ATTR.hits]: found.ok ? found.answer.hits.length : 0 });
+        span.setAttributes({ 'centralmcp.find_tool.hits': found.ok ? found.answer.hits.length : 0 } satisfies NamedAttributes);
         return found;
       },
     );

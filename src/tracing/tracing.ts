@@ -1,5 +1,8 @@
-/** Attribute values a span carries: names, counts and closed codes, never arguments or results. */
-export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;
+/**
+ * Attribute values a span carries: names, counts and closed codes, never arguments or results. An
+ * `undefined` value is an attribute the span does not get (builders make one shape either way).
+ */
+export type SpanAttributes = Readonly<Record<string, string | number | boolean | undefined>>;
 
 /** W3C Trace Context as it travels: in HTTP headers, or in an MCP request's `params._meta`. */
 export interface TraceCarrier {

@@ -26,8 +26,18 @@ export const ATTR = {
   batchSucceeded: 'centralmcp.batch.succeeded',
   batchFailed: 'centralmcp.batch.failed',
   hits: 'centralmcp.find_tool.hits',
+  topK: 'centralmcp.find_tool.top_k',
   round: 'centralmcp.round',
 } as const;
+
+/**
+ * Attributes written as object literals whose keys are the names above, checked (`satisfies`), so
+ * a misspelt name does not compile. Literal keys, not `[ATTR.x]`: V8 builds such an object from
+ * one template, where computed keys and keys added afterwards take its runtime's slow path, on
+ * every span. A value left `undefined` is an attribute the span does not get (the SDK skips it),
+ * so each builder makes one shape whatever it is given.
+ */
+export type NamedAttributes = { readonly [K in (typeof ATTR)[keyof typeof ATTR]]?: string | number | boolean | undefined };
 
 /** `error.type` of a tool result with `isError: true` (MCP semantic conventions). */
 export const TOOL_ERROR = 'tool_error';
@@ -60,15 +70,15 @@ export interface RequestFacts {
  */
 export function requestSpan(r: RequestFacts): SpanStart {
   const tool = typeof r.toolName === 'string' && r.toolName.length <= MAX_NAME_CHARS ? r.toolName : undefined;
-  const attributes: Record<string, string | number | boolean> = {
-    [ATTR.method]: r.method,
-    [ATTR.requestId]: String(r.id),
-    [ATTR.transport]: 'tcp',
-    [ATTR.protocolName]: 'http',
-  };
-  if (r.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = r.protocolVersion;
-  if (r.method === 'tools/call') attributes[ATTR.operation] = 'execute_tool';
-  if (tool !== undefined) attributes[ATTR.toolName] = tool;
+  const attributes = {
+    'mcp.method.name': r.method,
+    'jsonrpc.request.id': String(r.id),
+    'network.transport': 'tcp',
+    'network.protocol.name': 'http',
+    'mcp.protocol.version': r.protocolVersion,
+    'gen_ai.operation.name': r.method === 'tools/call' ? 'execute_tool' : undefined,
+    'gen_ai.tool.name': tool,
+  } satisfies NamedAttributes;
   const fromMeta = carrierOf(r.meta);
   const fromHeaders =
     r.headers.traceparent === undefined ? undefined : carrierOf({ traceparent: first(r.headers.traceparent), tracestate: first(r.headers.tracestate) });
@@ -89,28 +99,35 @@ const NO_CARRIER: TraceCarrier = Object.freeze({});
 export function answerAttributes(status: number, body: unknown): SpanAttributes | undefined {
   const code = errorCodeOf(body);
   if (code === undefined && status === 200) return undefined;
-  return { ...(status !== 200 ? { [ATTR.httpStatus]: status } : {}), ...(code !== undefined ? { [ATTR.errorType]: String(code) } : {}) };
+  return {
+    'http.response.status_code': status !== 200 ? status : undefined,
+    'error.type': code !== undefined ? String(code) : undefined,
+  } satisfies NamedAttributes;
 }
 
 /** The span of one call through the dispatch seam, named by its entrypoint (the tool is known once resolved). */
 export function toolCallSpan(entrypoint: string, batchIndex?: number): SpanStart {
-  const attributes: Record<string, string | number | boolean> = { [ATTR.entrypoint]: entrypoint, [ATTR.operation]: 'execute_tool' };
-  if (batchIndex !== undefined) attributes[ATTR.batchIndex] = batchIndex;
+  const attributes = {
+    'centralmcp.entrypoint': entrypoint,
+    'gen_ai.operation.name': 'execute_tool',
+    'centralmcp.batch.index': batchIndex,
+  } satisfies NamedAttributes;
   return { name: entrypoint, kind: 'internal', attributes };
 }
 
 /** How a call through the seam ended: the tool and backend it resolved to, its status and, failed, its code. */
 export function callOutcomeAttributes(o: { tool: string | null; server: string | null; status: string; code?: string }): SpanAttributes {
-  const attributes: Record<string, string | number | boolean> = { [ATTR.status]: o.status };
-  if (o.tool !== null && o.tool.length <= MAX_NAME_CHARS) attributes[ATTR.toolName] = o.tool;
-  if (o.server !== null) attributes[ATTR.backend] = o.server;
-  if (o.code !== undefined) attributes[ATTR.errorType] = o.code;
-  return attributes;
+  return {
+    'centralmcp.status': o.status,
+    'gen_ai.tool.name': o.tool !== null && o.tool.length <= MAX_NAME_CHARS ? o.tool : undefined,
+    'centralmcp.backend': o.server ?? undefined,
+    'error.type': o.code,
+  } satisfies NamedAttributes;
 }
 
 /** The span of a whole `invoke_read_tool_batch`: its entries' spans are its children. */
 export function batchSpan(): SpanStart {
-  return { name: 'invoke_read_tool_batch', kind: 'internal', attributes: { [ATTR.entrypoint]: 'batch' } };
+  return { name: 'invoke_read_tool_batch', kind: 'internal', attributes: { 'centralmcp.entrypoint': 'batch' } satisfies NamedAttributes };
 }
 
 /**
@@ -123,17 +140,17 @@ export interface BackendAddress {
 
 /** A backend's client span attributes, with its transport as the MCP semantic conventions record it ("Recording MCP transport"). */
 export function backendAddress(backend: string, where: { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string }): BackendAddress {
-  const call = { [ATTR.method]: 'tools/call', [ATTR.operation]: 'execute_tool', [ATTR.backend]: backend };
-  if (where.transport === 'stdio') return { attributes: Object.freeze({ ...call, [ATTR.transport]: 'pipe' }) };
+  const call = { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'centralmcp.backend': backend } satisfies NamedAttributes;
+  if (where.transport === 'stdio') return { attributes: Object.freeze({ ...call, 'network.transport': 'pipe' } satisfies NamedAttributes) };
   const url = new URL(where.url);
   return {
     attributes: Object.freeze({
       ...call,
-      [ATTR.transport]: 'tcp',
-      [ATTR.protocolName]: 'http',
-      [ATTR.serverAddress]: url.hostname,
-      [ATTR.serverPort]: url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-    }),
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'server.address': url.hostname,
+      'server.port': url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    } satisfies NamedAttributes),
   };
 }
 
@@ -146,15 +163,21 @@ export function backendCallSpan(backend: string, tool: string, address: BackendA
   return {
     name: `tools/call ${tool}`,
     kind: 'client',
-    shared: address?.attributes ?? { [ATTR.method]: 'tools/call', [ATTR.operation]: 'execute_tool', [ATTR.backend]: backend },
-    attributes: { [ATTR.toolName]: tool },
+    shared:
+      address?.attributes ??
+      ({ 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'centralmcp.backend': backend } satisfies NamedAttributes),
+    attributes: { 'gen_ai.tool.name': tool } satisfies NamedAttributes,
     leaf: true,
   };
 }
 
 /** The span of one `find_tool` search; its hit count is set when it ends. */
 export function findToolSpan(topK: number): SpanStart {
-  return { name: 'find_tool', kind: 'internal', attributes: { [ATTR.entrypoint]: 'find_tool', 'centralmcp.find_tool.top_k': topK } };
+  return {
+    name: 'find_tool',
+    kind: 'internal',
+    attributes: { 'centralmcp.entrypoint': 'find_tool', 'centralmcp.find_tool.top_k': topK } satisfies NamedAttributes,
+  };
 }
 
 /**
