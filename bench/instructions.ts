@@ -18,7 +18,8 @@
  * BENCH_INSTR_WINDOWS (measured windows per row, default 5), BENCH_INSTR_CALLS (single calls per
  * window, default 200; a batch window is an eighth as many batches of 25), BENCH_INSTR_WARMUP
  * (unmeasured calls per row first, default 5000), BENCH_INSTR_KEEP=1
- * (keep the dumps, one per window and thread, for callgrind_annotate).
+ * (keep the dumps, one per window and thread, for callgrind_annotate), BENCH_INSTR_ROWS (count only
+ * the rows whose name holds one of these `|`-separated parts, e.g. `HTTP, single call|stdio, single call`).
  * Writes dist/bench/instructions.{json,md}.
  */
 import { execFile } from 'node:child_process';
@@ -39,6 +40,10 @@ const CALLS = Number(process.env.BENCH_INSTR_CALLS ?? 200);
 const BATCHES = Math.max(1, Math.round(CALLS / 8));
 /** Keeps callgrind's dumps (one per window and thread) for callgrind_annotate; their folder is printed. */
 const KEEP = process.env.BENCH_INSTR_KEEP === '1';
+/** The rows counted: all, or those whose name holds one of BENCH_INSTR_ROWS' `|`-separated parts. */
+const ROWS_COUNTED = ((only) => (only === undefined ? CALL_SHAPES : CALL_SHAPES.filter((row) => only.split('|').some((part) => row.name.includes(part)))))(
+  process.env.BENCH_INSTR_ROWS,
+);
 /**
  * Unmeasured calls before a row's first window: V8 was still optimizing the path at 1,500 and
  * had stopped by about 8,000 calls of all rows together (`--trace-opt`).
@@ -158,7 +163,7 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
   try {
     const counts: Counts = [];
     let dumped = 0;
-    for (const row of CALL_SHAPES) {
+    for (const row of ROWS_COUNTED) {
       const body = bodyOf(row);
       const perRequest = row.shape === 'batch' ? BATCH_SIZE : 1;
       const warmups = Math.ceil(WARMUP_SINGLES / perRequest);
@@ -207,13 +212,28 @@ async function countBuild(dir: string, routerChild: string | undefined, label: s
 }
 
 async function main(): Promise<void> {
-  // `--tracing`: this tree once more with tracing on (always_on, exporting to a local receiver).
-  const refs = process.argv.slice(2).filter((a) => a !== '--tracing');
-  const receiver = process.argv.includes('--tracing') ? await startCountingReceiver() : undefined;
+  // `--tracing`: this tree once more with tracing on (always_on, exporting to a local receiver);
+  // `--tracing-unsampled`: and once with the SDK loaded but sampling nothing (`always_off`: spans
+  // entered and propagated, none recorded or exported), the router's own share of tracing's cost.
+  const flags = new Set(['--tracing', '--tracing-unsampled']);
+  const refs = process.argv.slice(2).filter((a) => !flags.has(a));
+  const receiver = process.argv.includes('--tracing') || process.argv.includes('--tracing-unsampled') ? await startCountingReceiver() : undefined;
+  const unsampled = process.argv.includes('--tracing-unsampled');
   const { head, dirty } = headOfTree();
   const builds: { label: string; routerChild: string | undefined; env?: Record<string, string> }[] = [
     { label: `this tree (${head}${dirty ? ', with uncommitted changes' : ''})`, routerChild: undefined },
-    ...(receiver ? [{ label: 'this tree, tracing on', routerChild: undefined, env: TRACING_ON_UNDER_VALGRIND(receiver.endpoint) }] : []),
+    ...(receiver && process.argv.includes('--tracing')
+      ? [{ label: 'this tree, tracing on', routerChild: undefined, env: TRACING_ON_UNDER_VALGRIND(receiver.endpoint) }]
+      : []),
+    ...(receiver && unsampled
+      ? [
+          {
+            label: 'this tree, tracing on, sampling nothing',
+            routerChild: undefined,
+            env: { ...TRACING_ON_UNDER_VALGRIND(receiver.endpoint), OTEL_TRACES_SAMPLER: 'always_off' },
+          },
+        ]
+      : []),
     ...refs.map((ref) => {
       const build = buildAt(ref);
       return { label: `${ref} (${build.sha.slice(0, 12)})`, routerChild: build.routerChild };
@@ -238,7 +258,7 @@ async function main(): Promise<void> {
     '',
     `| row | ${results.map((r) => r.label).join(' | ')} |${results.length > 1 ? ' this tree / other |' : ''}`,
     `|---|${results.map(() => '---:|').join('')}${results.length > 1 ? '---:|' : ''}`,
-    ...CALL_SHAPES.map((row, r) => {
+    ...ROWS_COUNTED.map((row, r) => {
       const cells = results.map((res) => {
         const windows = res.counts[r];
         return `${fmt(median(windows))} (${fmt(Math.min(...windows))}–${fmt(Math.max(...windows))})`;
@@ -250,7 +270,7 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   writeFileSync(join(OUT, 'instructions.md'), `${lines.join('\n')}\n`);
-  writeFileSync(join(OUT, 'instructions.json'), JSON.stringify({ head, dirty, windows: WINDOWS, calls: CALLS, rows: CALL_SHAPES, results }, null, 2));
+  writeFileSync(join(OUT, 'instructions.json'), JSON.stringify({ head, dirty, windows: WINDOWS, calls: CALLS, rows: ROWS_COUNTED, results }, null, 2));
 }
 
 void main().then(

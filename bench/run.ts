@@ -906,8 +906,8 @@ function targetsTable(): void {
 // --- (7) OpenTelemetry off and on ----------------------------------------------------------------
 
 async function tracingSection(): Promise<void> {
-  const { rows, ratios, exported, floor } = await tracingCost({ dir, seconds: SECONDS, runs: RUNS, say, track, stop });
-  results.tracing = { rows, ratios, exported, sdkAloneMicrosPerCall: floor };
+  const { rows, ratios, unsampledRatios, exported, floor } = await tracingCost({ dir, seconds: SECONDS, runs: RUNS, say, track, stop });
+  results.tracing = { rows, ratios, unsampledRatios, exported, sdkAloneMicrosPerCall: floor };
   results.targets = {
     ...(results.targets as object),
     tracingSingleCpuRatio: { target: TRACING_GOAL, measured: ratios.single, met: ratios.single <= TRACING_GOAL },

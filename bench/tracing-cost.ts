@@ -32,16 +32,28 @@ const CONNECTIONS = 4;
 /** The goal: tracing on costs at most this many times the router CPU of tracing off. */
 export const TRACING_GOAL = 1.25;
 
+/** Tracing on with nothing sampled: spans started, entered and propagated, none recorded or exported. */
+const UNSAMPLED = (endpoint: string): Record<string, string> => ({ ...TRACING_ON(endpoint), OTEL_TRACES_SAMPLER: 'always_off' });
+
+/** The routers section 7 measures side by side. */
+type TracingMode = 'off' | 'unsampled' | 'on';
+const MODE_LABEL: Record<TracingMode, string> = { off: 'off', unsampled: 'on, sampling nothing', on: 'on' };
+
 /**
- * Section 7: router CPU per single call and per batch entry with tracing off and on, two routers
- * side by side against one null HTTP backend, measured in alternation (off, on, off, on, …) so
- * both see the same load from the rest of the machine; the median of each is kept. "On" samples
+ * Section 7: router CPU per single call and per batch entry with tracing off and on, routers side
+ * by side against one null HTTP backend, measured in alternation (off, unsampled, on, off, …) so
+ * all see the same load from the rest of the machine; the median of each is kept. "On" samples
  * every request (`always_on`) and exports over OTLP/HTTP protobuf to a receiver in this process
- * that reads and counts what it is sent (its CPU is not the router's).
+ * that reads and counts what it is sent (its CPU is not the router's). "On, sampling nothing"
+ * (`always_off`) splits what tracing adds: the router's own work (span handles, contexts, the
+ * trace context sent to the backend) and the SDK's unsampled spans, against what recording and
+ * exporting add on top (the SDK's, with the garbage collection of the spans it holds).
  */
 export async function tracingCost(c: SectionContext): Promise<{
   rows: Record<string, LoadResult>;
   ratios: { single: number; entry: number };
+  /** Router CPU of "on, sampling nothing" against off. */
+  unsampledRatios: { single: number; entry: number };
   exported: { requests: number; bytes: number };
   /** CPU µs per call of the SDK alone (bench/tracing-floor.ts). */
   floor: { single: number; entry: number };
@@ -52,8 +64,9 @@ export async function tracingCost(c: SectionContext): Promise<{
   const nullPort = await freePort();
   const nul = await c.track(startNullHttp(nullPort));
   const config = nullConfig(`http://127.0.0.1:${nullPort}/mcp`);
-  const routers: Record<'off' | 'on', RouterProc> = {
+  const routers: Record<TracingMode, RouterProc> = {
     off: await c.track(startRouter(c.dir, config)),
+    unsampled: await c.track(startRouter(c.dir, config, { env: UNSAMPLED(receiver.endpoint) })),
     on: await c.track(startRouter(c.dir, config, { env: TRACING_ON(receiver.endpoint) })),
   };
   const shapes = [
@@ -74,9 +87,9 @@ export async function tracingCost(c: SectionContext): Promise<{
   c.say('|---|---|---:|---:|---:|---:|---:|');
   const rows: Record<string, LoadResult> = {};
   const cpu: Record<string, number> = {};
-  const modes = ['off', 'on'] as const;
+  const modes = ['off', 'unsampled', 'on'] as const;
   for (const s of shapes) {
-    const run = (mode: 'off' | 'on', seconds: number, watch: boolean) =>
+    const run = (mode: TracingMode, seconds: number, watch: boolean) =>
       load({
         url: routers[mode].url,
         body: s.body,
@@ -86,21 +99,25 @@ export async function tracingCost(c: SectionContext): Promise<{
         watch: watch ? { router: routers[mode].pid } : {},
       });
     for (const mode of modes) await run(mode, Math.min(2, c.seconds), false);
-    const runs: Record<'off' | 'on', LoadResult[]> = { off: [], on: [] };
+    const runs: Record<TracingMode, LoadResult[]> = { off: [], unsampled: [], on: [] };
     for (let i = 0; i < c.runs; i++) for (const mode of modes) runs[mode].push(await run(mode, c.seconds, true));
     for (const mode of modes) {
       const r = medianOf(runs[mode]);
       rows[`${s.shape}/${mode}`] = r;
       cpu[`${s.shape}/${mode}`] = r.cpuPerRequest.router / s.perRequest;
-      const ratio = mode === 'on' ? `${(cpu[`${s.shape}/on`] / cpu[`${s.shape}/off`]).toFixed(2)}×` : '';
+      const ratio = mode !== 'off' ? `${(cpu[`${s.shape}/${mode}`] / cpu[`${s.shape}/off`]).toFixed(2)}×` : '';
       c.say(
-        `| ${s.shape} | ${mode} | ${Math.round(r.requestsPerSecond * s.perRequest).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${Math.round(cpu[`${s.shape}/${mode}`])} | ${ratio} | ${r.failures} |`,
+        `| ${s.shape} | ${MODE_LABEL[mode]} | ${Math.round(r.requestsPerSecond * s.perRequest).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${Math.round(cpu[`${s.shape}/${mode}`])} | ${ratio} | ${r.failures} |`,
       );
     }
   }
-  const ratios = { single: cpu['single call/on'] / cpu['single call/off'], entry: cpu[`${shapes[1].shape}/on`] / cpu[`${shapes[1].shape}/off`] };
-  await c.stop(routers.on);
-  await c.stop(routers.off);
+  const ratioOf = (mode: TracingMode) => ({
+    single: cpu[`single call/${mode}`] / cpu['single call/off'],
+    entry: cpu[`${shapes[1].shape}/${mode}`] / cpu[`${shapes[1].shape}/off`],
+  });
+  const ratios = ratioOf('on');
+  const unsampledRatios = ratioOf('unsampled');
+  for (const mode of modes) await c.stop(routers[mode]);
   const exported = { requests: receiver.requests, bytes: receiver.bytes };
   c.say();
   c.say(
@@ -118,9 +135,17 @@ export async function tracingCost(c: SectionContext): Promise<{
     `The SDK alone (its spans for the same calls started, ended and exported the same way, in a process with no router; median of ${c.runs}): single call ${least('single', cpu['single call/off'])}; batch entry ${least('entry', cpu[`${shapes[1].shape}/off`])}.`,
   );
   c.say();
+  // What tracing adds, split: sampling nothing (the router's own work and the SDK's unsampled
+  // spans), then what recording and exporting add on top of it.
+  const split = (shape: string) => {
+    const [off, unsampled, on] = modes.map((m) => cpu[`${shape}/${m}`]);
+    return `${Math.round(unsampled - off)} µs sampling nothing, ${Math.round(on - unsampled)} µs more recording and exporting`;
+  };
+  c.say(`What tracing on adds per call: single call ${split('single call')}; batch entry ${split(shapes[1].shape)}.`);
+  c.say();
   await c.stop(nul);
   await receiver.close();
-  return { rows, ratios, exported, floor };
+  return { rows, ratios, unsampledRatios, exported, floor };
 }
 
 async function repeat<T>(times: number, run: () => Promise<T>): Promise<T[]> {
