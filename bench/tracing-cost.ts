@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { BATCH_SIZE } from './call-rows';
 import { sdkAlone } from './tracing-floor';
 import { freePort, load, type LoadResult, median, medianOf, nullConfig, type Proc, type RouterProc, startNullHttp, startRouter, toolCall } from './harness';
@@ -34,6 +35,21 @@ export const TRACING_GOAL = 1.25;
 
 /** Tracing on with nothing sampled: spans started, entered and propagated, none recorded or exported. */
 const UNSAMPLED = (endpoint: string): Record<string, string> => ({ ...TRACING_ON(endpoint), OTEL_TRACES_SAMPLER: 'always_off' });
+
+/**
+ * How the tracing scripts (tracing-profile.ts, tracing-rotation.ts) start the router of one mode:
+ * `off`, `on` (as section 7 runs it) or `unsampled` (on, sampling nothing), each optionally followed
+ * by `@VAR=value` settings for the router's environment (`on@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`);
+ * `@build=<dir>` runs the router compiled into another folder of this tree (a copy of dist/ made
+ * before a change), so two builds are measured side by side.
+ */
+export function modeOptions(mode: string, endpoint: string, root: string): { env?: Record<string, string>; routerChild?: string } {
+  const [name, ...settings] = mode.split('@');
+  const { build, ...extra } = Object.fromEntries(settings.map((kv): [string, string] => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const base = name === 'off' ? {} : name === 'unsampled' ? UNSAMPLED(endpoint) : name === 'on' ? TRACING_ON(endpoint) : undefined;
+  if (base === undefined) throw new Error(`unknown tracing mode ${JSON.stringify(name)}: off, on or unsampled`);
+  return { env: { ...base, ...extra }, ...(build !== undefined ? { routerChild: join(root, build, 'bench', 'router-child.js') } : {}) };
+}
 
 /** The routers section 7 measures side by side. */
 type TracingMode = 'off' | 'unsampled' | 'on';

@@ -6,10 +6,8 @@
  * and the others: V8's GC helpers above all), and a V8 CPU profile of each, summarized by area
  * and function and kept in bench-results/ for DevTools.
  *
- * Environment (optional): BENCH_MODES, a comma list of `off`, `on` and `on@VAR=value@…` (tracing
- * on with more variables, e.g. `on@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`; `@build=<dir>` runs the
- * router compiled into another directory of this tree, e.g. a copy of dist/ made before a change,
- * so two builds are measured side by side), default `on,off`; BENCH_ROUNDS (default 1: the list is
+ * Environment (optional): BENCH_MODES, a comma list of modes (`off`, `on`, `unsampled`, each with
+ * optional `@VAR=value` settings and `@build=<dir>`: `modeOptions` in tracing-cost.ts), default `on,off`; BENCH_ROUNDS (default 1: the list is
  * run that many times in turn, and with more than one the median of each mode is printed at the
  * end, with its ratio to the first mode's); BENCH_SECONDS (default 8); BENCH_PROFILE=0 (CPU and
  * threads only, no profiler).
@@ -19,7 +17,7 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { freePort, load, nullConfig, startNullHttp, startRouter, toolCall } from './harness';
 import { summarizeProfile } from './profile';
-import { startCountingReceiver, TRACING_ON } from './tracing-cost';
+import { modeOptions, startCountingReceiver } from './tracing-cost';
 
 const ROOT = join(__dirname, '..', '..');
 const OUT = join(ROOT, 'bench-results');
@@ -60,18 +58,7 @@ async function main(): Promise<void> {
   const measured = new Map<string, number[]>(modes.map((m) => [m, []]));
   for (let round = 0; round < rounds; round++)
     for (const mode of modes) {
-      const { build, ...extra } = Object.fromEntries(
-        mode
-          .split('@')
-          .slice(1)
-          .map((kv): [string, string] => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-      );
-      const config = nullConfig(`http://127.0.0.1:${nullPort}/mcp`);
-      const routerChild = build === undefined ? undefined : join(ROOT, build, 'bench', 'router-child.js');
-      const router = await startRouter(dir, config, {
-        ...(mode.startsWith('on') ? { env: { ...TRACING_ON(receiver.endpoint), ...extra } } : {}),
-        ...(routerChild !== undefined ? { routerChild } : {}),
-      });
+      const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), modeOptions(mode, receiver.endpoint, ROOT));
       await load({ url: router.url, body, connections: 4, durationSeconds: 2 });
       const file = join(OUT, `router-tracing-${mode.replace(/[^\w.-]+/g, '_')}${BATCH ? '-batch' : ''}.cpuprofile`);
       const profiling = process.env.BENCH_PROFILE !== '0';
