@@ -112,6 +112,56 @@ test('the next hop is told of a span exactly as the W3C propagator writes it, sa
   assert.equal(hops[2].tracestate, undefined);
 });
 
+test('under a span the sampler dropped no span starts: the work runs in it, and the next hop carries it, unsampled', async () => {
+  exporter.reset();
+  const unsampled = { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` };
+  let shapesBuilt = 0;
+  const seen: { outer?: TraceCarrier; inner?: TraceCarrier; outerIds?: unknown; innerIds?: unknown } = {};
+  await requestContext.run({ requestId: 'r-unsampled' }, () =>
+    tracing.inSpan(
+      () => ({ name: 'tools/call invoke_read_tool', kind: 'server', attributes: {}, parent: unsampled }),
+      (request) => {
+        seen.outer = request.carrier();
+        seen.outerIds = tracing.currentIds();
+        return tracing.inSpan(
+          () => (shapesBuilt++, { name: 'invoke_read_tool', kind: 'internal', attributes: {} }),
+          () =>
+            tracing.inSpan(
+              () => (shapesBuilt++, { name: 'tools/call echo', kind: 'client', attributes: {}, leaf: true }),
+              (backend) => {
+                seen.inner = backend.carrier();
+                seen.innerIds = tracing.currentIds();
+                return Promise.resolve();
+              },
+            ),
+        );
+      },
+    ),
+  );
+  assert.equal(shapesBuilt, 0, 'no span started under the dropped one');
+  assert.match(seen.outer?.traceparent ?? '', new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-00$`));
+  assert.notEqual(seen.outer?.traceparent, unsampled.traceparent, "the router's own span is the next hop's parent");
+  assert.deepEqual(seen.inner, seen.outer);
+  assert.deepEqual(seen.innerIds, seen.outerIds);
+  // Work that throws before it returns a promise still rejects, and nothing is recorded.
+  await assert.rejects(
+    requestContext.run({ requestId: 'r-unsampled-2' }, () =>
+      tracing.inSpan(
+        () => ({ name: 'tools/call invoke_read_tool', kind: 'server', attributes: {}, parent: unsampled }),
+        () =>
+          tracing.inSpan(
+            () => ({ name: 'invoke_read_tool', kind: 'internal', attributes: {} }),
+            () => {
+              throw new TypeError('bug');
+            },
+          ),
+      ),
+    ),
+    TypeError,
+  );
+  assert.equal((await finished()).length, 0);
+});
+
 test('a malformed traceparent starts a new trace; a differing HTTP context is a link', async () => {
   exporter.reset();
   const link = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;

@@ -83,18 +83,26 @@ export class OtelTracing implements Tracing {
   }
 
   inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>, outcome?: SpanOutcome<T>): Promise<T> {
-    const s = start();
     const store = requestContext.getStore();
-    const parent = s.parent !== undefined ? this.remoteParent(s.parent) : (spanOf(store)?.asParent() ?? ROOT_CONTEXT);
+    const running = spanOf(store);
+    // Under a span the sampler dropped, no span is started: the work runs in that one, whose
+    // context the next hop gets. Every sampler OTEL_TRACES_SAMPLER names would drop it too (the
+    // parent-based ones follow a local parent, `traceidratio` reads the same trace id, `always_*`
+    // decide alike), and a dropped span is seen by nobody: its id only stood between its parent's
+    // and the next hop's. An unsampled request then starts one span, not one per step.
+    if (running !== undefined && !running.recording) return runIn(running, fn);
+    const s = start();
+    const parent = s.parent !== undefined ? this.remoteParent(s.parent) : (running?.asParent() ?? ROOT_CONTEXT);
     const span = this.tracer.startSpan(s.name, s.link !== undefined ? { ...OPTIONS[s.kind], links: this.linkTo(s.link) } : OPTIONS[s.kind], parent);
     // Set on the span rather than passed to startSpan, which copies them twice for the sampler
     // (no sampler the OTEL_TRACES_SAMPLER variable names reads them); a span the sampler dropped
     // records nothing, so its attributes are not even copied.
-    if (span.isRecording()) {
+    const recording = span.isRecording();
+    if (recording) {
       if (s.shared !== undefined) span.setAttributes(s.shared);
       span.setAttributes(s.attributes);
     }
-    const handle = new OtelSpan(span);
+    const handle = new OtelSpan(span, recording);
     // Entered (the current span of the work inside it) by running that work in a copy of the
     // request's context; a leaf (or work outside any request) runs in its parent's context.
     if (s.leaf === true || store === undefined) return handle.run(fn, outcome);
@@ -155,6 +163,15 @@ function entered(store: RequestContext, span: OtelSpan): RequestContext {
   return copy;
 }
 
+/** `fn` in a span that is already running (and that it does not end): its promise, or its throw as a rejection. */
+function runIn<T>(running: OtelSpan, fn: (span: TraceSpan) => Promise<T>): Promise<T> {
+  try {
+    return fn(running);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /** `fn` inside `handle` (a function of its own so that entering a span creates no closure). */
 function runSpan<T>(handle: OtelSpan, fn: (span: TraceSpan) => Promise<T>, outcome: SpanOutcome<T> | undefined): Promise<T> {
   return handle.run(fn, outcome);
@@ -167,7 +184,11 @@ class OtelSpan implements TraceSpan {
   /** This span as the parent of the spans started inside it, made once the first one starts. */
   private context: Context | undefined;
 
-  constructor(readonly span: Span) {}
+  /** `recording`: whether the sampler kept the span (a dropped one records nothing, and no span starts under it). */
+  constructor(
+    readonly span: Span,
+    readonly recording: boolean,
+  ) {}
 
   /**
    * Runs `fn` in this span and ends the span when `fn` settles, with what `outcome` records of it.

@@ -19,7 +19,8 @@ export interface SpanStart {
   shared?: SpanAttributes;
   /**
    * A remote parent: the span continues the caller's trace (or starts a new one when the carrier
-   * holds no valid `traceparent`) instead of the span that is current.
+   * holds no valid `traceparent`) instead of the span that is current. Only the first span of a
+   * request has one: under a span the sampler dropped, no span starts and `start` is not called.
    */
   parent?: TraceCarrier;
   /** Another context the span belongs to (the HTTP request's, when `params._meta` named the parent). */
@@ -69,7 +70,7 @@ export interface Tracing {
    * Runs `fn` inside a new span, a child of the current one (or of `start().parent`); ends it when
    * `fn` settles. The span is the current one of the work inside it (its children, its log lines)
    * within the request being served, where the router starts every span. `outcome` records how
-   * the work came out.
+   * the work came out. Under a span the sampler dropped, `fn` runs in that span and none starts.
    */
   inSpan<T>(start: () => SpanStart, fn: (span: TraceSpan) => Promise<T>, outcome?: SpanOutcome<T>): Promise<T>;
   /** The span being run, or one that records nothing. */
