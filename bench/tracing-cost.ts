@@ -57,8 +57,10 @@ const MODE_LABEL: Record<TracingMode, string> = { off: 'off', unsampled: 'on, sa
 
 /**
  * Section 7: router CPU per single call and per batch entry with tracing off and on, routers side
- * by side against one null HTTP backend, measured in alternation (off, unsampled, on, off, …) so
- * all see the same load from the rest of the machine; the median of each is kept. "On" samples
+ * by side against one null HTTP backend, measured in alternation in short runs (off, unsampled, on,
+ * off, …: three times as many rounds as the bench's runs, of 2 s for its default 5), each mode's
+ * ratio to off taken round by round, since runs seconds apart see the same machine where runs a
+ * minute apart differ by a quarter here, and the median of those ratios kept. "On" samples
  * every request (`always_on`) and exports over OTLP/HTTP protobuf to a receiver in this process
  * that reads and counts what it is sent (its CPU is not the router's). "On, sampling nothing"
  * (`always_off`) splits what tracing adds: the router's own work (span handles, contexts, the
@@ -85,6 +87,8 @@ export async function tracingCost(c: SectionContext): Promise<{
     unsampled: await c.track(startRouter(c.dir, config, { env: UNSAMPLED(receiver.endpoint) })),
     on: await c.track(startRouter(c.dir, config, { env: TRACING_ON(receiver.endpoint) })),
   };
+  const rounds = c.runs * 3;
+  const seconds = Math.max(1, Math.round(c.seconds / 2.5));
   const shapes = [
     {
       shape: 'single call',
@@ -99,10 +103,18 @@ export async function tracingCost(c: SectionContext): Promise<{
       ok: (b: string) => b.includes('"failed":0'),
     },
   ];
-  c.say(`| shape (HTTP backend, ${CONNECTIONS} conns) | tracing | tool calls/s | request p99 ms | router CPU µs per tool call | on/off | failures |`);
+  c.say(
+    `Three routers (off; on, sampling nothing; on, every request sampled and exported) measured in turn, ${rounds} rounds of ${seconds} s per shape after a warm-up; each figure is the median of its rounds, each ratio the median of the rounds' ratios to off.`,
+  );
+  c.say();
+  c.say(
+    `| shape (HTTP backend, ${CONNECTIONS} conns) | tracing | tool calls/s | request p99 ms | router CPU µs per tool call | / off, median of the rounds | failures |`,
+  );
   c.say('|---|---|---:|---:|---:|---:|---:|');
   const rows: Record<string, LoadResult> = {};
   const cpu: Record<string, number> = {};
+  /** Median of the rounds' ratios to off, by shape and mode. */
+  const ratio: Record<string, number> = {};
   const modes = ['off', 'unsampled', 'on'] as const;
   for (const s of shapes) {
     const run = (mode: TracingMode, seconds: number, watch: boolean) =>
@@ -114,23 +126,23 @@ export async function tracingCost(c: SectionContext): Promise<{
         verify: s.ok,
         watch: watch ? { router: routers[mode].pid } : {},
       });
-    for (const mode of modes) await run(mode, Math.min(2, c.seconds), false);
+    // Warm: each router's code compiled before any run counts.
+    for (const mode of modes) await run(mode, Math.min(3, c.seconds), false);
     const runs: Record<TracingMode, LoadResult[]> = { off: [], unsampled: [], on: [] };
-    for (let i = 0; i < c.runs; i++) for (const mode of modes) runs[mode].push(await run(mode, c.seconds, true));
+    for (let i = 0; i < rounds; i++) for (const mode of modes) runs[mode].push(await run(mode, seconds, true));
+    const perCall = (r: LoadResult) => r.cpuPerRequest.router / s.perRequest;
     for (const mode of modes) {
       const r = medianOf(runs[mode]);
       rows[`${s.shape}/${mode}`] = r;
-      cpu[`${s.shape}/${mode}`] = r.cpuPerRequest.router / s.perRequest;
-      const ratio = mode !== 'off' ? `${(cpu[`${s.shape}/${mode}`] / cpu[`${s.shape}/off`]).toFixed(2)}×` : '';
+      cpu[`${s.shape}/${mode}`] = perCall(r);
+      ratio[`${s.shape}/${mode}`] = median(runs[mode].map((run, i) => perCall(run) / perCall(runs.off[i])));
+      const shown = mode !== 'off' ? `${ratio[`${s.shape}/${mode}`].toFixed(2)}×` : '';
       c.say(
-        `| ${s.shape} | ${MODE_LABEL[mode]} | ${Math.round(r.requestsPerSecond * s.perRequest).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${Math.round(cpu[`${s.shape}/${mode}`])} | ${ratio} | ${r.failures} |`,
+        `| ${s.shape} | ${MODE_LABEL[mode]} | ${Math.round(r.requestsPerSecond * s.perRequest).toLocaleString('en-US')} | ${r.p99.toFixed(2)} | ${Math.round(cpu[`${s.shape}/${mode}`])} | ${shown} | ${r.failures} |`,
       );
     }
   }
-  const ratioOf = (mode: TracingMode) => ({
-    single: cpu[`single call/${mode}`] / cpu['single call/off'],
-    entry: cpu[`${shapes[1].shape}/${mode}`] / cpu[`${shapes[1].shape}/off`],
-  });
+  const ratioOf = (mode: TracingMode) => ({ single: ratio[`single call/${mode}`], entry: ratio[`${shapes[1].shape}/${mode}`] });
   const ratios = ratioOf('on');
   const unsampledRatios = ratioOf('unsampled');
   for (const mode of modes) await c.stop(routers[mode]);
@@ -154,8 +166,9 @@ export async function tracingCost(c: SectionContext): Promise<{
   // What tracing adds, split: sampling nothing (the router's own work and the SDK's unsampled
   // spans), then what recording and exporting add on top of it.
   const split = (shape: string) => {
-    const [off, unsampled, on] = modes.map((m) => cpu[`${shape}/${m}`]);
-    return `${Math.round(unsampled - off)} µs sampling nothing, ${Math.round(on - unsampled)} µs more recording and exporting`;
+    const off = cpu[`${shape}/off`];
+    const [unsampled, on] = [ratio[`${shape}/unsampled`], ratio[`${shape}/on`]];
+    return `${Math.round((unsampled - 1) * off)} µs sampling nothing, ${Math.round((on - unsampled) * off)} µs more recording and exporting`;
   };
   c.say(`What tracing on adds per call: single call ${split('single call')}; batch entry ${split(shapes[1].shape)}.`);
   c.say();
