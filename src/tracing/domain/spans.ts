@@ -140,7 +140,7 @@ export interface BackendAddress {
 
 /** A backend's client span attributes, with its transport as the MCP semantic conventions record it ("Recording MCP transport"). */
 export function backendAddress(backend: string, where: { transport: 'stdio' } | { transport: 'http' | 'sse'; url: string }): BackendAddress {
-  const call = { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'centralmcp.backend': backend } satisfies NamedAttributes;
+  const call = backendCallAttributes(backend);
   if (where.transport === 'stdio') return { attributes: Object.freeze({ ...call, 'network.transport': 'pipe' } satisfies NamedAttributes) };
   const url = new URL(where.url);
   return {
@@ -163,12 +163,15 @@ export function backendCallSpan(backend: string, tool: string, address: BackendA
   return {
     name: `tools/call ${tool}`,
     kind: 'client',
-    shared:
-      address?.attributes ??
-      ({ 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'centralmcp.backend': backend } satisfies NamedAttributes),
+    shared: address?.attributes ?? backendCallAttributes(backend),
     attributes: { 'gen_ai.tool.name': tool } satisfies NamedAttributes,
     leaf: true,
   };
+}
+
+/** What every client span to `backend` says, wherever the backend is reached. */
+function backendCallAttributes(backend: string) {
+  return { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'centralmcp.backend': backend } satisfies NamedAttributes;
 }
 
 /** The span of one `find_tool` search; its hit count is set when it ends. */
