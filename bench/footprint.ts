@@ -15,11 +15,11 @@
  * load, default 20000). Writes dist/bench/footprint.{md,json}.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAt, headOfTree } from './builds';
-import { freePort, load, machine, median, nullConfig, rssBytes, startNullHttp, startRouter, toolCall, type Proc } from './harness';
+import { freePort, load, loadAverages, machine, median, nullConfig, rssBytes, startNullHttp, startRouter, toolCall, type Proc } from './harness';
 
 const ROUNDS = Number(process.env.BENCH_FOOTPRINT_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_FOOTPRINT_CALLS ?? 20_000);
@@ -60,10 +60,6 @@ function say(line = ''): void {
   report.push(line);
   process.stdout.write(`${line}\n`);
 }
-const load1 = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
 const MiB = (bytes: number) => bytes / 2 ** 20;
 
 const BODIES = [
@@ -111,7 +107,7 @@ async function main(): Promise<void> {
   const m = machine();
   say(`# Footprint: ${VARIANTS[0].name} beside ${VARIANTS[1].name}, ${ROUNDS} rounds of ${CALLS.toLocaleString('en-US')} calls`);
   say();
-  say(`Machine: ${m.cores} × ${m.cpu}, Node ${m.node}; load average at start ${load1()}.`);
+  say(`Machine: ${m.cores} × ${m.cpu}, Node ${m.node}; load average at start ${loadAverages(' / ')}.`);
   say();
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -151,7 +147,7 @@ async function main(): Promise<void> {
     `${ref === undefined ? 'Fixed ÷ default' : `This tree ÷ ${ref}`}, per round: RSS after boot ${range(ratios.map((r) => r.rssBoot))}, after 200 calls ${range(ratios.map((r) => r.rss))}, after the load ${range(ratios.map((r) => r.rssLoaded))}; CPU per call ${range(ratios.map((r) => r.cpu))} (median ${median(ratios.map((r) => r.cpu)).toFixed(2)}).`,
   );
   say();
-  say(`Load average at the end: ${load1()}.`);
+  say(`Load average at the end: ${loadAverages(' / ')}.`);
   writeFileSync(join(__dirname, 'footprint.md'), report.join('\n') + '\n');
   writeFileSync(
     join(__dirname, 'footprint.json'),

@@ -45,6 +45,13 @@ export function rssBytes(pid: number): number {
   return match ? Number(match[1]) * 1024 : NaN;
 }
 
+/** The load averages over 1, 5 and 15 minutes, as the scripts print them (`1.52 0.80 0.32`). */
+export function loadAverages(separator = ' '): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(separator);
+}
+
 export interface Machine {
   cpu: string;
   cores: number;

@@ -215,16 +215,15 @@ async function main(): Promise<void> {
   // `--tracing`: this tree once more with tracing on (always_on, exporting to a local receiver);
   // `--tracing-unsampled`: and once with the SDK loaded but sampling nothing (`always_off`: spans
   // entered and propagated, none recorded or exported), the router's own share of tracing's cost.
-  const flags = new Set(['--tracing', '--tracing-unsampled']);
-  const refs = process.argv.slice(2).filter((a) => !flags.has(a));
-  const receiver = process.argv.includes('--tracing') || process.argv.includes('--tracing-unsampled') ? await startCountingReceiver() : undefined;
-  const unsampled = process.argv.includes('--tracing-unsampled');
+  const args = process.argv.slice(2);
+  const traced = args.includes('--tracing');
+  const unsampled = args.includes('--tracing-unsampled');
+  const refs = args.filter((a) => a !== '--tracing' && a !== '--tracing-unsampled');
+  const receiver = traced || unsampled ? await startCountingReceiver() : undefined;
   const { head, dirty } = headOfTree();
   const builds: { label: string; routerChild: string | undefined; env?: Record<string, string> }[] = [
     { label: `this tree (${head}${dirty ? ', with uncommitted changes' : ''})`, routerChild: undefined },
-    ...(receiver && process.argv.includes('--tracing')
-      ? [{ label: 'this tree, tracing on', routerChild: undefined, env: TRACING_ON_UNDER_VALGRIND(receiver.endpoint) }]
-      : []),
+    ...(receiver && traced ? [{ label: 'this tree, tracing on', routerChild: undefined, env: TRACING_ON_UNDER_VALGRIND(receiver.endpoint) }] : []),
     ...(receiver && unsampled
       ? [
           {

@@ -16,7 +16,7 @@
  * BENCH_TL_REQUESTS (per round, default 200).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.factory';
 import { BackendsService } from '../src/backends/backends.service';
@@ -24,17 +24,12 @@ import { ANONYMOUS } from '../src/common/principal';
 import { loadConfig } from '../src/config/config.loader';
 import { McpService } from '../src/mcp/mcp.service';
 import { DirectToolsService } from '../src/publish/direct-tools.service';
-import { FAULT_SERVER, median } from './harness';
+import { FAULT_SERVER, loadAverages, median } from './harness';
 
 const TOOLS = Number(process.env.BENCH_TL_TOOLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_TL_ROUNDS ?? 10);
 const REQUESTS = Number(process.env.BENCH_TL_REQUESTS ?? 200);
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-tools-list-'));
@@ -71,7 +66,7 @@ async function main(): Promise<void> {
     return (used.user + used.system) / REQUESTS;
   };
 
-  const loadAtStart = load();
+  const loadAtStart = loadAverages();
   // Warm-up of both paths, unmeasured.
   await round(true);
   await round(false);
@@ -81,7 +76,7 @@ async function main(): Promise<void> {
     before.push(await round(true));
     after.push(await round(false));
   }
-  const loadAtEnd = load();
+  const loadAtEnd = loadAverages();
   const b = median(before);
   const a = median(after);
   process.stdout.write(

@@ -40,15 +40,15 @@ const UNSAMPLED = (endpoint: string): Record<string, string> => ({ ...TRACING_ON
  * How the tracing scripts (tracing-profile.ts, tracing-rotation.ts) start the router of one mode:
  * `off`, `on` (as section 7 runs it) or `unsampled` (on, sampling nothing), each optionally followed
  * by `@VAR=value` settings for the router's environment (`on@OTEL_BSP_MAX_EXPORT_BATCH_SIZE=64`);
- * `@build=<dir>` runs the router compiled into another folder of this tree (a copy of dist/ made
+ * `@build=<dir>` runs the router compiled into another folder of this tree, named from its root (a copy of dist/ made
  * before a change), so two builds are measured side by side.
  */
-export function modeOptions(mode: string, endpoint: string, root: string): { env?: Record<string, string>; routerChild?: string } {
+export function modeOptions(mode: string, endpoint: string): { env?: Record<string, string>; routerChild?: string } {
   const [name, ...settings] = mode.split('@');
   const { build, ...extra } = Object.fromEntries(settings.map((kv): [string, string] => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
   const base = name === 'off' ? {} : name === 'unsampled' ? UNSAMPLED(endpoint) : name === 'on' ? TRACING_ON(endpoint) : undefined;
   if (base === undefined) throw new Error(`unknown tracing mode ${JSON.stringify(name)}: off, on or unsampled`);
-  return { env: { ...base, ...extra }, ...(build !== undefined ? { routerChild: join(root, build, 'bench', 'router-child.js') } : {}) };
+  return { env: { ...base, ...extra }, ...(build !== undefined ? { routerChild: join(__dirname, '..', '..', build, 'bench', 'router-child.js') } : {}) };
 }
 
 /** The routers section 7 measures side by side. */
@@ -82,11 +82,8 @@ export async function tracingCost(c: SectionContext): Promise<{
   const nullPort = await freePort();
   const nul = await c.track(startNullHttp(nullPort));
   const config = nullConfig(`http://127.0.0.1:${nullPort}/mcp`);
-  const routers: Record<TracingMode, RouterProc> = {
-    off: await c.track(startRouter(c.dir, config)),
-    unsampled: await c.track(startRouter(c.dir, config, { env: UNSAMPLED(receiver.endpoint) })),
-    on: await c.track(startRouter(c.dir, config, { env: TRACING_ON(receiver.endpoint) })),
-  };
+  const start = (mode: TracingMode) => c.track(startRouter(c.dir, config, modeOptions(mode, receiver.endpoint)));
+  const routers: Record<TracingMode, RouterProc> = { off: await start('off'), unsampled: await start('unsampled'), on: await start('on') };
   const rounds = c.runs * 3;
   const seconds = Math.max(1, Math.round(c.seconds / 2.5));
   const shapes = [

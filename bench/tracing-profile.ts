@@ -13,9 +13,9 @@
  * threads only, no profiler).
  */
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, load, nullConfig, startNullHttp, startRouter, toolCall } from './harness';
+import { freePort, load, loadAverages, nullConfig, startNullHttp, startRouter, toolCall } from './harness';
 import { summarizeProfile } from './profile';
 import { modeOptions, startCountingReceiver } from './tracing-cost';
 
@@ -48,17 +48,13 @@ async function main(): Promise<void> {
     ? toolCall('invoke_read_tool_batch', { calls: Array.from({ length: 25 }, () => ({ name: 'fast', server: 'null' })) })
     : toolCall('invoke_read_tool', { name: 'fast', server: 'null' });
   const perRequest = BATCH ? 25 : 1;
-  console.log(
-    `load average at start: ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`load average at start: ${loadAverages()}`);
   const modes = (process.env.BENCH_MODES ?? 'on,off').split(',');
   const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
   const measured = new Map<string, number[]>(modes.map((m) => [m, []]));
   for (let round = 0; round < rounds; round++)
     for (const mode of modes) {
-      const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), modeOptions(mode, receiver.endpoint, ROOT));
+      const router = await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), modeOptions(mode, receiver.endpoint));
       await load({ url: router.url, body, connections: 4, durationSeconds: 2 });
       const file = join(OUT, `router-tracing-${mode.replace(/[^\w.-]+/g, '_')}${BATCH ? '-batch' : ''}.cpuprofile`);
       const profiling = process.env.BENCH_PROFILE !== '0';
@@ -94,11 +90,7 @@ async function main(): Promise<void> {
     for (const [mode, xs] of measured)
       console.log(`| ${mode} | ${median(xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(' ')} | ${(median(xs) / first).toFixed(2)} |`);
   }
-  console.log(
-    `\nreceiver: ${receiver.requests} exports, ${(receiver.bytes / 1048576).toFixed(1)} MiB; load average at end: ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`\nreceiver: ${receiver.requests} exports, ${(receiver.bytes / 1048576).toFixed(1)} MiB; load average at end: ${loadAverages()}`);
   await nul.stop();
   await receiver.close();
 }

@@ -10,21 +10,15 @@
  * `off,unsampled,on`), BENCH_ROUNDS (default 12), BENCH_SECONDS per run (default 2).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, load, median, nullConfig, type RouterProc, startNullHttp, startRouter, toolCall } from './harness';
+import { freePort, load, loadAverages, median, nullConfig, type RouterProc, startNullHttp, startRouter, toolCall } from './harness';
 import { modeOptions, startCountingReceiver } from './tracing-cost';
 
-const ROOT = join(__dirname, '..', '..');
 const BATCH = process.env.BENCH_SHAPE === 'batch';
 const MODES = (process.env.BENCH_MODES ?? 'off,unsampled,on').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
-
-const load3 = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'trace-rotation-'));
@@ -33,12 +27,12 @@ async function main(): Promise<void> {
   const nul = await startNullHttp(nullPort);
   const routers: RouterProc[] = [];
   try {
-    for (const mode of MODES) routers.push(await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), modeOptions(mode, receiver.endpoint, ROOT)));
+    for (const mode of MODES) routers.push(await startRouter(dir, nullConfig(`http://127.0.0.1:${nullPort}/mcp`), modeOptions(mode, receiver.endpoint)));
     const body = BATCH
       ? toolCall('invoke_read_tool_batch', { calls: Array.from({ length: 25 }, () => ({ name: 'fast', server: 'null' })) })
       : toolCall('invoke_read_tool', { name: 'fast', server: 'null' });
     const perRequest = BATCH ? 25 : 1;
-    console.log(`load average at start: ${load3()}`);
+    console.log(`load average at start: ${loadAverages()}`);
     // Warm: every router's code compiled before any run counts (BENCHMARKS.md, "once the code is compiled").
     for (const router of routers) await load({ url: router.url, body, connections: 4, durationSeconds: 3 });
     const cpu: number[][] = MODES.map(() => []);
@@ -53,7 +47,7 @@ async function main(): Promise<void> {
       const ratios = cpu[i].map((c, round) => c / cpu[0][round]);
       console.log(`| ${mode} | ${median(cpu[i]).toFixed(0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
     }
-    console.log(`\nreceiver: ${receiver.requests} exports; load average at end: ${load3()}`);
+    console.log(`\nreceiver: ${receiver.requests} exports; load average at end: ${loadAverages()}`);
   } finally {
     await Promise.allSettled(routers.map((r) => r.stop()));
     await nul.stop();
